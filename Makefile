@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# optinc: `make` builds everything, `make check` runs every test,
+# `make demo` runs the main job. Quiet unless V=1. Outputs go to $(O)/.
+
+O	?= build
+PREFIX	?= /usr/local
+LIBDIR	?= $(PREFIX)/lib
+DESTDIR	?=
+CC	?= cc
+V	?= 0
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-7s %s\n' $(1) $(2)
+endif
+
+CFLAGS	?= -O2 -g
+WARN	:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
+BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -MMD -MP -Iinclude -Ilib/include
+ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
+
+# Each part adds its outputs to these lists in its build.mk.
+BINS	:=	# installed programs (in $(O)/bin)
+LIBS	:=	# installed libraries
+TEST_PROGS :=	# test executables and scripts run by `make check`
+ALL_TARGETS :=
+
+.PHONY: all check deps install clean demo bench models soak
+all:
+
+include lib/core/build.mk
+include lib/build.mk
+-include daemon/build.mk
+-include tools/build.mk
+-include selftests/build.mk
+
+all: $(ALL_TARGETS)
+
+$(O)/%.o: %.c
+	$(call msg,CC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+deps:
+	$(Q)scripts/install-deps
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)O=$(O) selftests/run-tests $(TEST_PROGS)
+
+install: all
+	$(Q)scripts/install-files "$(DESTDIR)" "$(PREFIX)" "$(LIBDIR)" "$(O)"
+
+clean:
+	$(Q)rm -rf $(O)
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause) */
+/*
+ * The OptINC core: frame parsing and building, the per-element reduction
+ * arithmetic (exact average, PAM4 unit P, truth-table look-up) and the
+ * aggregation-slot state machine. Freestanding C (no libc, no floats) so
+ * that optincd, optinc.ko, liboptinc and the fuzzers run the same code.
+ * Quantization of floats lives in quant.h, for user space only.
+ */
+#ifndef OPTINC_CORE_H
+#define OPTINC_CORE_H
+
+#include <linux/types.h>
+#include "wire.h"
+
+/* Why a frame was dropped; indexes the datapaths' drop counters. */
+enum optinc_drop {
+	OPTINC_DROP_NONE = 0,
+	OPTINC_DROP_SHORT,	/* truncated: shorter than its headers say */
+	OPTINC_DROP_MAGIC,	/* to the OptINC port, but no OptINC magic */
+	OPTINC_DROP_VERSION,	/* unsupported protocol version */
+	OPTINC_DROP_TYPE,	/* unknown or unexpected frame type */
+	OPTINC_DROP_SHAPE,	/* bad op/bits/count/nscale/block combination */
+	OPTINC_DROP_NO_JOB,	/* no such job on this switch */
+	OPTINC_DROP_TOKEN,	/* token differs from the job's */
+	OPTINC_DROP_NOT_MEMBER,	/* rank out of range or not from its address */
+	OPTINC_DROP_DUPLICATE,	/* rank already counted in this slot */
+	OPTINC_DROP_STALE,	/* seq older than the slot's current use */
+	OPTINC_DROP_MISMATCH,	/* shape or scales differ from the slot's */
+	OPTINC_DROP_TOO_BIG,	/* more elements than the job's slots hold */
+	OPTINC_DROP_NR
+};
+
+/* Short names of enum optinc_drop, for counters and logs. */
+extern const char *const optinc_drop_names[OPTINC_DROP_NR];
+
+/* A host: Ethernet address, IPv4 address and UDP port (network order). */
+struct optinc_endpoint {
+	__u8	mac[6];
+	__be32	ip;
+	__be16	port;
+};
+
+/* A parsed OptINC message: header fields in host order, payload pointers. */
+struct optinc_msg {
+	__u8	type, op, flags, bits, nscale;
+	__u16	job, rank, slot, count, block, aux, size;
+	__u32	token, seq;
+	const __s8 *scales;	/* nscale exponents */
+	const __u8 *elems;	/* count elements of bits each */
+	__u32	elems_len;	/* count * bits / 8 */
+};
+
+/* Ethernet/IPv4/UDP of a frame, as found by optinc_parse_l2l4(). */
+struct optinc_l2l4 {
+	struct optinc_endpoint src, dst;
+	__u16	vlan_tci;	/* 0 when untagged */
+	__u16	l4_off;		/* offset of the UDP payload */
+	__u16	l4_len;		/* UDP payload length */
+};
+
+int optinc_parse_l2l4(const void *frame, __u32 len, __u16 port,
+		      struct optinc_l2l4 *out);
+enum optinc_drop optinc_msg_parse(const void *buf, __u32 len,
+				  struct optinc_msg *m);
+__u32 optinc_msg_payload_len(__u8 bits, __u16 count, __u8 nscale);
+void optinc_hdr_fill(struct optinc_hdr *h, const struct optinc_msg *m);
+__u32 optinc_build_l2l4(void *frame, const struct optinc_endpoint *src,
+			const struct optinc_endpoint *dst, __u32 l4_len);
+__u16 optinc_ip_csum(const void *iph, __u32 len);
+
+/* ---- per-element arithmetic (all integer) ---- */
+
+/* Truth table of an ONN: maps the P-unit sums to the output value. */
+struct optinc_table {
+	__u16	members;	/* N */
+	__u8	bits;		/* B (8) */
+	__u16	radix;		/* 3N + 1 */
+	__u32	entries;	/* radix^(B/2) */
+	const __u8 *out;	/* entries output values (offset binary) */
+};
+
+/* Reduction kinds: how a slot accumulates and finishes. */
+enum optinc_kind {
+	OPTINC_K_AVG8 = 0,	/* offset binary 8, exact average */
+	OPTINC_K_AVG16,		/* offset binary 16, exact average */
+	OPTINC_K_ONN8,		/* offset binary 8, P unit + truth table */
+	OPTINC_K_SUM8,		/* offset binary 8 -> int32 sum */
+	OPTINC_K_SUM16,		/* offset binary 16 -> int32 sum */
+	OPTINC_K_ISUM,		/* int32 wrapping sum */
+	OPTINC_K_MAX8,		/* int8 max */
+	OPTINC_K_NR
+};
+
+void optinc_acc_load(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n);
+void optinc_acc_fold(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n);
+__u32 optinc_acc_finish(enum optinc_kind k, const __u32 *acc, __u32 n,
+			__u16 members, const struct optinc_table *t, __u8 *dst);
+__u8 optinc_result_bits(enum optinc_kind k);
+
+__u32 optinc_avg_rhe(__u32 sum, __u32 members);
+__u32 optinc_pam4_spread8(__u8 v);
+__u32 optinc_pam4_index(__u32 lanes, __u32 radix, unsigned int symbols);
+void optinc_pam4_sums(__u32 index, __u32 radix, unsigned int symbols,
+		      __u32 *sums);
+
+/* ---- truth-table files (format in Documentation/onn.md) ---- */
+
+#define OPTINC_TABLE_MAGIC	"OINCTBL1"
+#define OPTINC_TABLE_VERSION	1
+#define OPTINC_TABLE_HDR_LEN	64
+
+/**
+ * struct optinc_table_file_hdr - header of a truth-table file
+ * All fields little endian; followed by @entries bytes of output values.
+ */
+struct optinc_table_file_hdr {
+	char	magic[8];	/* OPTINC_TABLE_MAGIC */
+	__le16	version;	/* OPTINC_TABLE_VERSION */
+	__le16	members;	/* N */
+	__le16	bits;		/* B */
+	__le16	radix;		/* 3N + 1 */
+	__le32	entries;	/* radix^(B/2) */
+	__le32	wrong;		/* entries that differ from the exact average */
+	__u8	model_sha256[32]; /* hash of the ONN model file it came from */
+	__le32	rsvd[2];
+} __attribute__((packed));
+
+int optinc_table_parse(const void *buf, __u64 len, struct optinc_table *t,
+		       const char **why);
+void optinc_table_fill_exact(__u8 *out, __u16 members, __u8 bits);
+
+/* ---- aggregation slots ---- */
+
+struct optinc_slot {
+	__u32	seq;
+	__u64	bitmap;		/* ranks counted */
+	__u8	valid;		/* holds an aggregation (seq meaningful) */
+	__u8	done;		/* result is in @res */
+	__u8	op, bits, nscale, kind;
+	__u16	count, block;
+	__s8	scales[OPTINC_MAX_SCALES];
+	__u32	*acc;		/* job->max_elems accumulators */
+	__u8	*res;		/* result elements, job->max_elems * 4 bytes */
+	__u32	res_len;
+};
+
+struct optinc_member {
+	struct optinc_endpoint ep;
+	__u32	nonce;
+};
+
+/* enum optinc_mode: how a job averages */
+#define OPTINC_MODE_EXACT	0
+#define OPTINC_MODE_ONN		1
+
+struct optinc_job {
+	__u16	id;
+	__u16	size;		/* members N */
+	__u32	token;
+	__u16	window;		/* slots; each has two copies (shadow bit) */
+	__u16	max_elems;	/* elements one slot holds */
+	__u8	mode;		/* OPTINC_MODE_* */
+	const struct optinc_table *table;	/* for ONN mode, N and B = 8 */
+	__u64	joined;		/* bitmap of registered members */
+	struct optinc_member members[OPTINC_MAX_MEMBERS];
+	struct optinc_slot *slots;	/* 2 * window */
+};
+
+/* What a datapath does with a frame after optinc_job_rx(). */
+enum optinc_verdict {
+	OPTINC_V_DROP = 0,	/* count *why and free */
+	OPTINC_V_ABSORBED,	/* contribution added, nothing to send */
+	OPTINC_V_COMPLETE,	/* slot done: send its result to every member */
+	OPTINC_V_RESEND,	/* slot done before: send its result to rank */
+	OPTINC_V_JOIN_ACK,	/* send a JOIN_ACK to rank (to all if complete) */
+};
+
+__u64 optinc_job_mem(__u16 window, __u16 max_elems);
+int optinc_job_init(struct optinc_job *job, void *mem, __u64 mem_len);
+void optinc_job_reset(struct optinc_job *job);
+enum optinc_verdict optinc_job_rx(struct optinc_job *job,
+				  const struct optinc_msg *m,
+				  const struct optinc_endpoint *src,
+				  enum optinc_drop *why,
+				  struct optinc_slot **slot);
+__u32 optinc_build_result(void *frame, __u32 room,
+			  const struct optinc_job *job,
+			  const struct optinc_slot *s,
+			  const struct optinc_endpoint *sw, __u16 rank);
+__u32 optinc_build_ctrl(void *frame, __u32 room, const struct optinc_job *job,
+			__u8 type, __u16 aux, const struct optinc_endpoint *sw,
+			const struct optinc_endpoint *dst, __u16 rank);
+
+static inline int optinc_seq_after(__u32 a, __u32 b)
+{
+	return (__s32)(a - b) > 0;
+}
+
+#endif /* OPTINC_CORE_H */

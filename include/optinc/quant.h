@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause) */
+/*
+ * Block quantization of float32 to B-bit offset-binary fixed point and back.
+ * User space only (floating point); the switch side never sees a float.
+ *
+ * A block with shared exponent e holds values q * step, step = 2^(e-(B-1)),
+ * q a signed integer with |q| <= 2^(B-1) - 1, sent as q + 2^(B-1).
+ * optinc_block_exp() picks the smallest e with max|x| < 2^e * (1 - 2^-B),
+ * so rounding to nearest (ties to even) never needs clamping and every
+ * value is off by at most step/2. Documentation/protocol.md derives the
+ * bounds of the average (step) and the sum (N * step/2).
+ */
+#ifndef OPTINC_QUANT_H
+#define OPTINC_QUANT_H
+
+#include <linux/types.h>
+
+#define OPTINC_EXP_MIN	(-128)	/* exponent of an all-zero block */
+#define OPTINC_EXP_MAX	127
+
+int optinc_block_exp(const float *x, __u32 n, unsigned int bits, __s8 *e);
+void optinc_quantize(const float *x, __u32 n, __s8 e, unsigned int bits,
+		     __u8 *dst);
+void optinc_dequantize(const __u8 *src, __u32 n, __s8 e, unsigned int bits,
+		       float *y);
+void optinc_dequantize_sum(const __u8 *src, __u32 n, __s8 e,
+			   unsigned int bits, float *y);
+double optinc_quant_step(__s8 e, unsigned int bits);
+
+#endif /* OPTINC_QUANT_H */

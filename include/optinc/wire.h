@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause) */
+/*
+ * OptINC wire protocol: the one definition of the frames exchanged between
+ * ranks and a switch. Included by the library, optincd, optinc.ko and the
+ * BPF programs; Documentation/protocol.md is its prose twin.
+ *
+ * Frames are Ethernet / IPv4 / UDP / struct optinc_hdr / payload. All
+ * multi-byte fields are in network byte order.
+ */
+#ifndef OPTINC_WIRE_H
+#define OPTINC_WIRE_H
+
+#include <linux/types.h>
+
+#define OPTINC_MAGIC		0x4f49	/* "OI" */
+#define OPTINC_VERSION		1
+#define OPTINC_UDP_PORT		47000	/* default UDP port of a switch */
+
+/* enum optinc_type: what a frame is */
+#define OPTINC_T_DATA		1	/* rank -> switch: a contribution */
+#define OPTINC_T_RESULT		2	/* switch -> ranks: the reduced chunk */
+#define OPTINC_T_JOIN		3	/* rank -> switch: register as a member */
+#define OPTINC_T_JOIN_ACK	4	/* switch -> rank: registered, job shape */
+#define OPTINC_T_NACK		5	/* switch -> rank: JOIN refused, aux = reason */
+#define OPTINC_T_MAX		5
+
+/*
+ * enum optinc_op: what a DATA frame asks for. Element encodings:
+ *  AVG  bits 8/16, offset binary; result: offset-binary average of the
+ *       signed values, rounded half to even (exact mode) or the truth
+ *       table's output (onn mode); per-block scales must agree.
+ *  SUM  bits 8/16, offset binary; result: 32-bit two's complement sum of
+ *       the signed values (exact; the result frame has bits = 32).
+ *  ISUM bits 32, two's complement; result: wrapping 32-bit sum.
+ *  MAX  bits 8, two's complement; result: maximum (used to agree on the
+ *       per-block exponents before the data of an allreduce).
+ */
+#define OPTINC_OP_AVG		1
+#define OPTINC_OP_SUM		2
+#define OPTINC_OP_ISUM		3
+#define OPTINC_OP_MAX		4
+#define OPTINC_OP_NR		5
+
+/* flags */
+#define OPTINC_F_SHADOW		0x01	/* which of the slot's two copies */
+#define OPTINC_F_ALL		OPTINC_F_SHADOW
+
+/* NACK reasons (aux of a NACK frame) */
+#define OPTINC_NACK_NO_JOB	1	/* no such job on this switch */
+#define OPTINC_NACK_BAD_RANK	2	/* rank >= job size */
+#define OPTINC_NACK_BAD_SHAPE	3	/* bits/op not served by the job */
+
+#define OPTINC_RANK_SWITCH	0xffff	/* rank field of frames from a switch */
+#define OPTINC_MAX_MEMBERS	64	/* member bitmap is one 64-bit word */
+#define OPTINC_MAX_SCALES	64	/* per-block scales in one frame */
+
+/**
+ * struct optinc_hdr - the OptINC header, after the UDP header
+ * @magic:   OPTINC_MAGIC
+ * @version: OPTINC_VERSION
+ * @type:    OPTINC_T_*
+ * @job:     job (communicator) id, configured on the switch
+ * @rank:    sender's rank; OPTINC_RANK_SWITCH from a switch
+ * @token:   per-job secret; a frame with another token is not a member's
+ * @seq:     chunk sequence number, counts up per job (serial arithmetic);
+ *           JOIN: the sender's random nonce, new for every process
+ * @slot:    aggregation slot, seq % window; JOIN_ACK: the window
+ * @flags:   OPTINC_F_*; the shadow bit is (seq / window) & 1
+ * @op:      OPTINC_OP_*
+ * @count:   elements in the payload; JOIN_ACK: most elements per frame
+ * @bits:    bits per element: 8, 16 or 32
+ * @nscale:  per-block scales before the elements (AVG/SUM only)
+ * @block:   elements per scale block (the last block may be shorter)
+ * @aux:     JOIN_ACK: members joined so far; NACK: reason
+ * @size:    JOIN_ACK: job size (members); otherwise 0
+ * @rsvd:    0
+ *
+ * Payload: @nscale signed 8-bit exponents, padded with zeros to a multiple
+ * of 4 bytes, then @count elements of @bits each. A block's values are
+ * q * 2^(e - (bits - 1)) with q the signed value and e its exponent.
+ */
+struct optinc_hdr {
+	__be16	magic;
+	__u8	version;
+	__u8	type;
+	__be16	job;
+	__be16	rank;
+	__be32	token;
+	__be32	seq;
+	__be16	slot;
+	__u8	flags;
+	__u8	op;
+	__be16	count;
+	__u8	bits;
+	__u8	nscale;
+	__be16	block;
+	__be16	aux;
+	__be16	size;
+	__be16	rsvd;
+} __attribute__((packed));
+
+#define OPTINC_HDR_LEN		32
+#define OPTINC_SCALES_LEN(n)	(((n) + 3u) & ~3u)
+
+/* Ethernet + IPv4 (no options) + UDP + OptINC header, as built by switches */
+#define OPTINC_L2L4_LEN		(14 + 20 + 8)
+#define OPTINC_FRAME_OVERHEAD	(OPTINC_L2L4_LEN + OPTINC_HDR_LEN)
+
+#endif /* OPTINC_WIRE_H */

@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# lib/core: the freestanding reduction code, linked into every user-space
+# datapath and tool as a static archive; kmod/ compiles the same sources.
+
+CORE_SRCS := lib/core/frame.c lib/core/reduce.c lib/core/pam4.c \
+	     lib/core/table.c lib/core/agg.c lib/core/quant.c
+CORE_OBJS := $(CORE_SRCS:%.c=$(O)/%.o)
+CORE_LIB  := $(O)/lib/liboptinc-core.a
+
+$(CORE_OBJS): EXTRA_CFLAGS += -fPIC -O3
+
+$(CORE_LIB): $(CORE_OBJS)
+	$(call msg,AR,$@)
+	$(Q)ar rcs $@ $^
+
+ALL_TARGETS += $(CORE_LIB)

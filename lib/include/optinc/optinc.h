@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-3-Clause) */
+/*
+ * liboptinc: all-reduce through an OptINC switch (in-network averaging).
+ *
+ * Every call returns OPTINC_OK (0) or a negative result code; result codes
+ * are negated errno values, optinc_strerror() names them and
+ * optinc_comm_errmsg() tells what exactly went wrong on a communicator.
+ */
+#ifndef OPTINC_OPTINC_H
+#define OPTINC_OPTINC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OPTINC_LIB_MAJOR	0
+#define OPTINC_LIB_MINOR	1
+#define OPTINC_LIB_PATCH	0
+#define OPTINC_LIB_VERSION_CODE \
+	(OPTINC_LIB_MAJOR * 10000 + OPTINC_LIB_MINOR * 100 + OPTINC_LIB_PATCH)
+
+/* Result codes */
+#define OPTINC_OK		0
+#define OPTINC_ERR_INVALID	(-EINVAL)	/* bad argument or option */
+#define OPTINC_ERR_NOMEM	(-ENOMEM)
+#define OPTINC_ERR_TIMEOUT	(-ETIMEDOUT)	/* switch or a rank did not answer */
+#define OPTINC_ERR_REFUSED	(-ECONNREFUSED)	/* switch refused the join */
+#define OPTINC_ERR_RANGE	(-ERANGE)	/* input not finite */
+#define OPTINC_ERR_UNSUPPORTED	(-EOPNOTSUPP)	/* datatype/op/transport */
+#define OPTINC_ERR_PROTO	(-EPROTO)	/* switch answered nonsense */
+#define OPTINC_ERR_SYSTEM	(-EIO)		/* a system call failed */
+
+enum optinc_datatype {
+	OPTINC_FLOAT32 = 1,
+	OPTINC_INT32 = 2,
+};
+
+enum optinc_reduce_op {
+	OPTINC_SUM = 1,
+	OPTINC_AVG = 2,		/* float32 only */
+};
+
+enum optinc_algo {
+	OPTINC_ALGO_OPTINC = 0,	/* through the switch (default) */
+	OPTINC_ALGO_RING = 1,	/* ring all-reduce over TCP between ranks */
+};
+
+/**
+ * struct optinc_opts - how to create a communicator
+ * Fill with OPTINC_OPTS(); zero / -1 / NULL fields are taken from the
+ * environment (OPTINC_RANK, OPTINC_SIZE, OPTINC_SWITCH, OPTINC_JOB,
+ * OPTINC_TOKEN, OPTINC_BITS, OPTINC_TIMEOUT_MS, ...; rank and size also
+ * from OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE, SLURM_PROCID/NTASKS)
+ * or defaults. @sz lets the struct grow: set it to sizeof(struct optinc_opts).
+ */
+struct optinc_opts {
+	size_t sz;
+	int rank;		/* -1: environment */
+	int size;		/* -1: environment */
+	const char *switch_addr;	/* "ipv4[:port]" */
+	unsigned int job;	/* job id on the switch, 1..65535 */
+	uint32_t token;		/* job's token, 0 = none */
+	unsigned int bits;	/* 8 or 16 bits per value on the wire */
+	unsigned int timeout_ms;	/* a call fails after this long */
+	unsigned int retx_ms;	/* first retransmission timeout */
+	unsigned int window;	/* outstanding frames, <= switch's slots */
+	unsigned int mtu;	/* IP MTU of the path to the switch */
+	unsigned int block;	/* values per scale block */
+	int algo;		/* enum optinc_algo, -1: environment */
+	const char *transport;	/* "udp" (default) */
+	const char *bind_addr;	/* local ipv4 to send from, NULL: any */
+};
+
+#define OPTINC_OPTS(name, ...)						\
+	struct optinc_opts name = { .sz = sizeof(struct optinc_opts),	\
+				    .rank = -1, .size = -1, .algo = -1,	\
+				    __VA_ARGS__ }
+
+struct optinc_comm;
+
+/**
+ * struct optinc_comm_stats - what a communicator sent and received
+ */
+struct optinc_comm_stats {
+	size_t sz;
+	uint64_t calls;
+	uint64_t frames_sent;
+	uint64_t frames_rcvd;
+	uint64_t bytes_sent;	/* UDP payload bytes */
+	uint64_t bytes_rcvd;
+	uint64_t retransmits;
+	uint64_t dup_results;	/* results received twice, ignored */
+};
+
+unsigned int optinc_version(void);
+const char *optinc_strerror(int err);
+
+/*
+ * Create a communicator: registers with the switch and returns once all
+ * @size members have joined (a barrier), or fails after timeout_ms.
+ */
+int optinc_comm_create(const struct optinc_opts *opts,
+		       struct optinc_comm **comm);
+void optinc_comm_destroy(struct optinc_comm *comm);
+int optinc_comm_rank(const struct optinc_comm *comm);
+int optinc_comm_size(const struct optinc_comm *comm);
+const char *optinc_comm_errmsg(const struct optinc_comm *comm);
+int optinc_comm_get_stats(const struct optinc_comm *comm,
+			  struct optinc_comm_stats *st);
+
+/*
+ * All-reduce @count elements of @datatype with @op over all ranks; every
+ * rank must call it with the same count, datatype and op. In place when
+ * sendbuf == recvbuf; other buffers must not overlap. float32 goes through
+ * the switch quantized to opts.bits with per-block scales (error bounds in
+ * Documentation/protocol.md); int32 SUM is exact (wrapping). All ranks
+ * get bit-identical results. count may be 0.
+ */
+int optinc_allreduce(struct optinc_comm *comm, const void *sendbuf,
+		     void *recvbuf, size_t count, int datatype, int op);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OPTINC_OPTINC_H */
