@@ -32,7 +32,7 @@ ALL_TARGETS :=
 all:
 
 include lib/core/build.mk
-include lib/build.mk
+-include lib/build.mk
 -include daemon/build.mk
 -include tools/build.mk
 -include selftests/build.mk

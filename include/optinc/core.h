@@ -172,7 +172,8 @@ enum optinc_verdict {
 	OPTINC_V_ABSORBED,	/* contribution added, nothing to send */
 	OPTINC_V_COMPLETE,	/* slot done: send its result to every member */
 	OPTINC_V_RESEND,	/* slot done before: send its result to rank */
-	OPTINC_V_JOIN_ACK,	/* send a JOIN_ACK to rank (to all if complete) */
+	OPTINC_V_JOIN_ACK,	/* send a JOIN_ACK to rank; to all once complete */
+	OPTINC_V_NACK,		/* refuse a JOIN: send a NACK to the sender */
 };
 
 __u64 optinc_job_mem(__u16 window, __u16 max_elems);
@@ -187,9 +188,15 @@ __u32 optinc_build_result(void *frame, __u32 room,
 			  const struct optinc_job *job,
 			  const struct optinc_slot *s,
 			  const struct optinc_endpoint *sw, __u16 rank);
-__u32 optinc_build_ctrl(void *frame, __u32 room, const struct optinc_job *job,
-			__u8 type, __u16 aux, const struct optinc_endpoint *sw,
-			const struct optinc_endpoint *dst, __u16 rank);
+__u32 optinc_build_ctrl(void *frame, __u32 room, const struct optinc_msg *m,
+			const struct optinc_endpoint *sw,
+			const struct optinc_endpoint *dst);
+void optinc_job_ack(const struct optinc_job *job, __u16 rank,
+		    struct optinc_msg *m);
+void optinc_nack(const struct optinc_msg *req, enum optinc_drop why,
+		 struct optinc_msg *m);
+int optinc_job_complete(const struct optinc_job *job);
+__u8 optinc_job_kind(const struct optinc_job *job, __u8 op, __u8 bits);
 
 static inline int optinc_seq_after(__u32 a, __u32 b)
 {

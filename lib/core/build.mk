@@ -3,7 +3,8 @@
 # datapath and tool as a static archive; kmod/ compiles the same sources.
 
 CORE_SRCS := lib/core/frame.c lib/core/reduce.c lib/core/pam4.c \
-	     lib/core/table.c lib/core/agg.c lib/core/quant.c
+	     lib/core/table.c lib/core/agg.c lib/core/reply.c \
+	     lib/core/quant.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(O)/%.o)
 CORE_LIB  := $(O)/lib/liboptinc-core.a
 

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause)
+/*
+ * Aggregation slots: the switch's state machine for one job, shared by
+ * optincd and optinc.ko. Loss recovery follows the shadow-copy scheme:
+ * frame seq uses slot seq % W, copy (seq / W) & 1. A rank sends seq + W
+ * only after it has the result of seq, so when seq + W arrives in a copy,
+ * every rank already has the result of seq - W that the copy held, while
+ * the other copy keeps the result of seq for ranks that lost it.
+ */
+#include <optinc/core.h>
+#include "compat.h"
+
+static __u64 agg_full(const struct optinc_job *job)
+{
+	return job->size >= 64 ? ~0ULL : (1ULL << job->size) - 1;
+}
+
+/* Memory for a job's slots: headers, accumulators and result buffers. */
+__u64 optinc_job_mem(__u16 window, __u16 max_elems)
+{
+	__u64 nslots = 2ull * window;
+
+	return nslots * (sizeof(struct optinc_slot) + 8ull * max_elems);
+}
+
+/**
+ * optinc_job_init() - lay out a job's slots in caller-provided memory
+ * @job:     id, size, token, window, max_elems, mode and table already set
+ * @mem:     optinc_job_mem() bytes, 8-byte aligned
+ * @mem_len: size of @mem
+ *
+ * Return: 0, or -EINVAL for an impossible job shape or too little memory.
+ */
+int optinc_job_init(struct optinc_job *job, void *mem, __u64 mem_len)
+{
+	__u32 i, n = 2u * job->window;
+	__u8 *p = mem;
+
+	if (!job->size || job->size > OPTINC_MAX_MEMBERS || !job->window ||
+	    !job->max_elems || mem_len < optinc_job_mem(job->window, job->max_elems))
+		return -EINVAL;
+	if (job->mode == OPTINC_MODE_ONN &&
+	    (!job->table || job->table->members != job->size))
+		return -EINVAL;
+	job->slots = mem;
+	p += (__u64)n * sizeof(struct optinc_slot);
+	for (i = 0; i < n; i++) {
+		job->slots[i].acc = (__u32 *)p;
+		p += 4ull * job->max_elems;
+		job->slots[i].res = p;
+		p += 4ull * job->max_elems;
+	}
+	optinc_job_reset(job);
+	return 0;
+}
+
+/* Forget members and slots: a new generation of the job starts. */
+void optinc_job_reset(struct optinc_job *job)
+{
+	__u32 i;
+
+	job->joined = 0;
+	for (i = 0; i < 2u * job->window; i++) {
+		job->slots[i].valid = 0;
+		job->slots[i].done = 0;
+		job->slots[i].bitmap = 0;
+	}
+}
+
+int optinc_job_complete(const struct optinc_job *job)
+{
+	return job->joined == agg_full(job);
+}
+
+/* The reduction kind of an (op, bits) pair in this job, or OPTINC_K_NR. */
+__u8 optinc_job_kind(const struct optinc_job *job, __u8 op, __u8 bits)
+{
+	if (op == OPTINC_OP_AVG && bits == 8)
+		return job->mode == OPTINC_MODE_ONN && job->table ?
+		       OPTINC_K_ONN8 : OPTINC_K_AVG8;
+	if (op == OPTINC_OP_AVG && bits == 16)
+		return OPTINC_K_AVG16;
+	if (op == OPTINC_OP_SUM && bits == 8)
+		return OPTINC_K_SUM8;
+	if (op == OPTINC_OP_SUM && bits == 16)
+		return OPTINC_K_SUM16;
+	if (op == OPTINC_OP_ISUM && bits == 32)
+		return OPTINC_K_ISUM;
+	if (op == OPTINC_OP_MAX && bits == 8)
+		return OPTINC_K_MAX8;
+	return OPTINC_K_NR;
+}
+
+/*
+ * A JOIN from a known rank with a new nonce is a restarted process: once
+ * the job was complete, that starts a new generation, since the old
+ * processes' slots and sequence numbers mean nothing to the new ones.
+ */
+static enum optinc_verdict agg_join(struct optinc_job *job,
+				    const struct optinc_msg *m,
+				    const struct optinc_endpoint *src,
+				    enum optinc_drop *why)
+{
+	struct optinc_member *mb;
+	__u64 bit;
+
+	if (m->rank >= job->size) {
+		*why = OPTINC_DROP_NOT_MEMBER;
+		return OPTINC_V_NACK;
+	}
+	mb = &job->members[m->rank];
+	bit = 1ULL << m->rank;
+	if ((job->joined & bit) && mb->nonce == m->seq)
+		return OPTINC_V_JOIN_ACK;	/* a retransmitted JOIN */
+	if ((job->joined & bit) && optinc_job_complete(job))
+		optinc_job_reset(job);
+	mb->ep = *src;
+	mb->nonce = m->seq;
+	job->joined |= bit;
+	return OPTINC_V_JOIN_ACK;
+}
+
+static int agg_same_shape(const struct optinc_slot *s, const struct optinc_msg *m)
+{
+	return s->op == m->op && s->bits == m->bits && s->count == m->count &&
+	       s->block == m->block && s->nscale == m->nscale &&
+	       !memcmp(s->scales, m->scales, m->nscale);
+}
+
+static void agg_start(struct optinc_slot *s, const struct optinc_msg *m,
+		      __u8 kind)
+{
+	s->seq = m->seq;
+	s->bitmap = 0;
+	s->valid = 1;
+	s->done = 0;
+	s->op = m->op;
+	s->bits = m->bits;
+	s->kind = kind;
+	s->count = m->count;
+	s->block = m->block;
+	s->nscale = m->nscale;
+	memcpy(s->scales, m->scales, m->nscale);
+	optinc_acc_load(kind, s->acc, m->elems, m->count);
+}
+
+/* Which member sent this: the rank's registered address and port. */
+static int agg_is_member(const struct optinc_job *job,
+			 const struct optinc_msg *m,
+			 const struct optinc_endpoint *src)
+{
+	const struct optinc_endpoint *ep;
+
+	if (m->rank >= job->size || !(job->joined & (1ULL << m->rank)))
+		return 0;
+	ep = &job->members[m->rank].ep;
+	return ep->ip == src->ip && ep->port == src->port;
+}
+
+static enum optinc_verdict agg_data(struct optinc_job *job,
+				    const struct optinc_msg *m,
+				    const struct optinc_endpoint *src,
+				    enum optinc_drop *why,
+				    struct optinc_slot **slot)
+{
+	__u8 kind = optinc_job_kind(job, m->op, m->bits);
+	__u64 bit = 1ULL << m->rank;
+	struct optinc_slot *s;
+
+	if (!agg_is_member(job, m, src)) {
+		*why = OPTINC_DROP_NOT_MEMBER;
+		return OPTINC_V_DROP;
+	}
+	*why = OPTINC_DROP_SHAPE;
+	if (kind == OPTINC_K_NR || m->slot >= job->window ||
+	    m->slot != m->seq % job->window ||
+	    (m->flags & OPTINC_F_SHADOW) != ((m->seq / job->window) & 1))
+		return OPTINC_V_DROP;
+	*why = OPTINC_DROP_TOO_BIG;
+	if (m->count > job->max_elems)
+		return OPTINC_V_DROP;
+
+	s = &job->slots[2u * m->slot + (m->flags & OPTINC_F_SHADOW)];
+	*slot = s;
+	if (!s->valid || optinc_seq_after(m->seq, s->seq)) {
+		agg_start(s, m, kind);
+	} else {
+		*why = OPTINC_DROP_STALE;
+		if (m->seq != s->seq)
+			return OPTINC_V_DROP;
+		*why = OPTINC_DROP_MISMATCH;
+		if (!agg_same_shape(s, m))
+			return OPTINC_V_DROP;
+		if (s->done)
+			return OPTINC_V_RESEND;
+		*why = OPTINC_DROP_DUPLICATE;
+		if (s->bitmap & bit)
+			return OPTINC_V_DROP;
+		optinc_acc_fold(kind, s->acc, m->elems, m->count);
+	}
+	*why = OPTINC_DROP_NONE;
+	s->bitmap |= bit;
+	if (s->bitmap != agg_full(job))
+		return OPTINC_V_ABSORBED;
+	s->res_len = optinc_acc_finish(kind, s->acc, s->count, job->size,
+				       job->table, s->res);
+	s->done = 1;
+	return OPTINC_V_COMPLETE;
+}
+
+/**
+ * optinc_job_rx() - run one parsed message through a job's state machine
+ * @job:  the job named by the message
+ * @m:    the message, checked by optinc_msg_parse()
+ * @src:  where it came from (the registered address of a member)
+ * @why:  set to the drop reason for OPTINC_V_DROP and OPTINC_V_NACK
+ * @slot: set to the slot for OPTINC_V_COMPLETE and OPTINC_V_RESEND
+ *
+ * The caller serialises calls for one job (one lcore, or a lock).
+ *
+ * Return: what the datapath must do next.
+ */
+enum optinc_verdict optinc_job_rx(struct optinc_job *job,
+				  const struct optinc_msg *m,
+				  const struct optinc_endpoint *src,
+				  enum optinc_drop *why,
+				  struct optinc_slot **slot)
+{
+	*why = OPTINC_DROP_NONE;
+	*slot = NULL;
+	if (m->token != job->token) {
+		*why = OPTINC_DROP_TOKEN;
+		return OPTINC_V_DROP;
+	}
+	if (m->type == OPTINC_T_JOIN)
+		return agg_join(job, m, src, why);
+	if (m->type == OPTINC_T_DATA)
+		return agg_data(job, m, src, why, slot);
+	*why = OPTINC_DROP_TYPE;
+	return OPTINC_V_DROP;
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause)
+/*
+ * Block quantization of float32 (user space only: the kernel build of the
+ * core leaves this file out). See include/optinc/quant.h for the rule.
+ */
+#include <math.h>
+#include <optinc/quant.h>
+#include "compat.h"
+
+/*
+ * Adding and subtracting 1.5 * 2^52 rounds a double of magnitude below
+ * 2^51 to an integer, ties to even, in the default rounding mode; unlike
+ * rint() it is inlined and vectorized.
+ */
+#define RNE_MAGIC	6755399441055744.0
+
+static inline double quant_rne(double v)
+{
+	return (v + RNE_MAGIC) - RNE_MAGIC;	/* never -ffast-math here */
+}
+
+double optinc_quant_step(__s8 e, unsigned int bits)
+{
+	return ldexp(1.0, (int)e - ((int)bits - 1));
+}
+
+/**
+ * optinc_block_exp() - the exponent a rank proposes for one block
+ * @x:    values
+ * @n:    how many
+ * @bits: B
+ * @e:    set to the smallest e with max|x| < 2^e * (1 - 2^-B), clamped
+ *        to [OPTINC_EXP_MIN, OPTINC_EXP_MAX]
+ *
+ * Ranks agree on the maximum of their proposals (op MAX at the switch).
+ *
+ * Return: 0, or -ERANGE when a value is not finite.
+ */
+int optinc_block_exp(const float *x, __u32 n, unsigned int bits, __s8 *e)
+{
+	float m = 0.0f;
+	double f;
+	__u32 i;
+	int ex;
+
+	for (i = 0; i < n; i++) {
+		float a = fabsf(x[i]);
+
+		if (!(a <= 3.40282347e38f))	/* NaN or inf */
+			return -ERANGE;
+		m = a > m ? a : m;
+	}
+	if (m == 0.0f) {
+		*e = OPTINC_EXP_MIN;
+		return 0;
+	}
+	f = frexp(m, &ex);	/* m = f * 2^ex, f in [0.5, 1) */
+	if (f >= 1.0 - ldexp(1.0, -(int)bits))
+		ex++;
+	if (ex < OPTINC_EXP_MIN)
+		ex = OPTINC_EXP_MIN;
+	if (ex > OPTINC_EXP_MAX)
+		ex = OPTINC_EXP_MAX;
+	*e = (__s8)ex;
+	return 0;
+}
+
+/*
+ * q = x / step rounded half to even, clamped to +-(2^(B-1) - 1) (only
+ * values beyond 2^127 ever need the clamp), sent as q + 2^(B-1).
+ */
+void optinc_quantize(const float *x, __u32 n, __s8 e, unsigned int bits,
+		     __u8 *dst)
+{
+	double inv = ldexp(1.0, (int)bits - 1 - (int)e);
+	double lim = ldexp(1.0, (int)bits - 1) - 1.0;
+	__u32 off = 1u << (bits - 1), i;
+
+	for (i = 0; i < n; i++) {
+		double q = quant_rne((double)x[i] * inv);
+
+		q = q > lim ? lim : q < -lim ? -lim : q;
+		if (bits == 8)
+			dst[i] = (__u8)((__s32)q + (__s32)off);
+		else
+			oi_put16(dst + 2 * i, (__u16)((__s32)q + (__s32)off));
+	}
+}
+
+/* Offset-binary values back to floats (exact: q * 2^k fits a float). */
+void optinc_dequantize(const __u8 *src, __u32 n, __s8 e, unsigned int bits,
+		       float *y)
+{
+	double step = optinc_quant_step(e, bits);
+	__s32 off = 1 << (bits - 1);
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		__s32 u = bits == 8 ? src[i] : oi_get16(src + 2 * i);
+
+		y[i] = (float)((double)(u - off) * step);
+	}
+}
+
+/* Big-endian int32 sums of signed values back to floats. */
+void optinc_dequantize_sum(const __u8 *src, __u32 n, __s8 e,
+			   unsigned int bits, float *y)
+{
+	double step = optinc_quant_step(e, bits);
+	__u32 i;
+
+	for (i = 0; i < n; i++)
+		y[i] = (float)((double)(__s32)oi_get32(src + 4 * i) * step);
+}
