@@ -35,7 +35,8 @@ include lib/core/build.mk
 -include lib/build.mk
 -include daemon/build.mk
 -include tools/build.mk
--include selftests/build.mk
+-include examples/build.mk
+include selftests/build.mk
 
 all: $(ALL_TARGETS)
 

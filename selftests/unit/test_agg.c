@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests: the aggregation slots (joins, duplicates, order, loss). */
+#include <stdlib.h>
+#include <string.h>
+#include <optinc/core.h>
+#include "kselftest_harness.h"
+
+#define W	4	/* window */
+#define MAXE	64
+
+FIXTURE(job) {
+	struct optinc_job job;
+	void *mem;
+	struct optinc_endpoint ep[8];
+	__u8 data[8][MAXE];
+	__s8 scales[1];
+};
+
+FIXTURE_VARIANT(job) {
+	int size;
+};
+
+FIXTURE_VARIANT_ADD(job, n2) { .size = 2 };
+FIXTURE_VARIANT_ADD(job, n4) { .size = 4 };
+FIXTURE_VARIANT_ADD(job, n8) { .size = 8 };
+
+FIXTURE_SETUP(job)
+{
+	int r;
+
+	memset(&self->job, 0, sizeof(self->job));
+	self->job.id = 9;
+	self->job.size = (__u16)variant->size;
+	self->job.token = 42;
+	self->job.window = W;
+	self->job.max_elems = MAXE;
+	self->mem = aligned_alloc(8, optinc_job_mem(W, MAXE));
+	ASSERT_NE(NULL, self->mem);
+	ASSERT_EQ(0, optinc_job_init(&self->job, self->mem,
+				     optinc_job_mem(W, MAXE)));
+	for (r = 0; r < 8; r++) {
+		memset(&self->ep[r], 0, sizeof(self->ep[r]));
+		self->ep[r].ip = 0x0100000a + (r << 24);
+		self->ep[r].port = (__be16)(1000 + r);
+	}
+	self->scales[0] = 3;
+}
+
+FIXTURE_TEARDOWN(job)
+{
+	free(self->mem);
+}
+
+static enum optinc_verdict join(struct _test_data_job *self, int rank,
+				__u32 nonce)
+{
+	struct optinc_msg m = { .type = OPTINC_T_JOIN, .job = 9,
+				.rank = (__u16)rank, .token = 42, .seq = nonce };
+	struct optinc_slot *s;
+	enum optinc_drop why;
+
+	return optinc_job_rx(&self->job, &m, &self->ep[rank], &why, &s);
+}
+
+static enum optinc_verdict data(struct _test_data_job *self, int rank,
+				__u32 seq, __u16 count, enum optinc_drop *why,
+				struct optinc_slot **s)
+{
+	struct optinc_msg m = {
+		.type = OPTINC_T_DATA, .op = OPTINC_OP_AVG, .bits = 8,
+		.job = 9, .rank = (__u16)rank, .token = 42, .seq = seq,
+		.slot = (__u16)(seq % W), .flags = (__u8)((seq / W) & 1),
+		.count = count, .block = 256, .nscale = 1,
+		.scales = self->scales, .elems = self->data[rank],
+	};
+
+	return optinc_job_rx(&self->job, &m, &self->ep[rank], why, s);
+}
+
+static void join_all(struct _test_data_job *self, int size)
+{
+	int r;
+
+	for (r = 0; r < size; r++)
+		join(self, r, 100 + r);
+}
+
+TEST_F(job, join_barrier_and_nack)
+{
+	struct optinc_msg ack;
+	int r;
+
+	EXPECT_EQ(OPTINC_V_NACK, join(self, variant->size, 1));
+	for (r = 0; r < variant->size; r++) {
+		EXPECT_EQ(0, optinc_job_complete(&self->job));
+		EXPECT_EQ(OPTINC_V_JOIN_ACK, join(self, r, 100 + r));
+	}
+	EXPECT_EQ(1, optinc_job_complete(&self->job));
+	optinc_job_ack(&self->job, 0, &ack);
+	EXPECT_EQ(variant->size, ack.aux);
+	EXPECT_EQ(variant->size, ack.size);
+	EXPECT_EQ(W, ack.slot);
+	EXPECT_EQ(MAXE, ack.count);
+	EXPECT_EQ(100, ack.seq);
+	/* a retransmitted JOIN changes nothing */
+	EXPECT_EQ(OPTINC_V_JOIN_ACK, join(self, 0, 100));
+	EXPECT_EQ(1, optinc_job_complete(&self->job));
+}
+
+TEST_F(job, average_any_order_duplicates_refused)
+{
+	struct optinc_slot *s;
+	enum optinc_drop why;
+	int r, n = variant->size, i;
+
+	join_all(self, n);
+	for (r = 0; r < n; r++)
+		for (i = 0; i < MAXE; i++)
+			self->data[r][i] = (__u8)(r * 7 + i * 3);
+	/* arrive in reverse order, each rank twice */
+	for (r = n - 1; r > 0; r--) {
+		ASSERT_EQ(OPTINC_V_ABSORBED, data(self, r, 0, MAXE, &why, &s));
+		ASSERT_EQ(OPTINC_V_DROP, data(self, r, 0, MAXE, &why, &s));
+		ASSERT_EQ(OPTINC_DROP_DUPLICATE, why);
+	}
+	ASSERT_EQ(OPTINC_V_COMPLETE, data(self, 0, 0, MAXE, &why, &s));
+	ASSERT_EQ(MAXE, s->res_len);
+	for (i = 0; i < MAXE; i++) {
+		__u32 sum = 0;
+
+		for (r = 0; r < n; r++)
+			sum += self->data[r][i];
+		ASSERT_EQ(optinc_avg_rhe(sum, n), s->res[i]);
+	}
+	/* a rank that lost the result asks again: it is re-sent */
+	EXPECT_EQ(OPTINC_V_RESEND, data(self, n - 1, 0, MAXE, &why, &s));
+}
+
+TEST_F(job, window_and_shadow_copies)
+{
+	struct optinc_slot *s;
+	enum optinc_drop why;
+	int r, n = variant->size;
+	__u32 seq;
+
+	join_all(self, n);
+	/* 3 windows of frames, interleaved across ranks */
+	for (seq = 0; seq < 3 * W; seq++) {
+		for (r = 0; r < n - 1; r++)
+			ASSERT_EQ(OPTINC_V_ABSORBED,
+				  data(self, r, seq, 8, &why, &s));
+		ASSERT_EQ(OPTINC_V_COMPLETE, data(self, n - 1, seq, 8, &why, &s));
+		/* the previous use of this slot (other copy) is still there */
+		if (seq >= W)
+			ASSERT_EQ(OPTINC_V_RESEND,
+				  data(self, 0, seq - W, 8, &why, &s));
+	}
+	/* seq - 2W shares a copy with seq: it is stale now */
+	ASSERT_EQ(OPTINC_V_DROP, data(self, 0, W - 1, 8, &why, &s));
+	ASSERT_EQ(OPTINC_DROP_STALE, why);
+}
+
+TEST_F(job, refuses_foreign_and_malformed)
+{
+	struct optinc_msg m;
+	struct optinc_slot *s;
+	enum optinc_drop why;
+	struct optinc_endpoint other;
+
+	join_all(self, variant->size);
+	/* a rank out of range, or from another address */
+	ASSERT_EQ(OPTINC_V_DROP, data(self, variant->size, 0, 8, &why, &s));
+	EXPECT_EQ(OPTINC_DROP_NOT_MEMBER, why);
+	other = self->ep[1];
+	self->ep[1].port++;
+	ASSERT_EQ(OPTINC_V_DROP, data(self, 1, 0, 8, &why, &s));
+	EXPECT_EQ(OPTINC_DROP_NOT_MEMBER, why);
+	self->ep[1] = other;
+	/* too many elements for the slots */
+	ASSERT_EQ(OPTINC_V_DROP, data(self, 1, 0, MAXE + 1, &why, &s));
+	EXPECT_EQ(OPTINC_DROP_TOO_BIG, why);
+	/* shape differing from the slot's first contribution */
+	ASSERT_EQ(OPTINC_V_ABSORBED, data(self, 0, 0, 8, &why, &s));
+	ASSERT_EQ(OPTINC_V_DROP, data(self, 1, 0, 9, &why, &s));
+	EXPECT_EQ(OPTINC_DROP_MISMATCH, why);
+	self->scales[0] = 4;
+	ASSERT_EQ(OPTINC_V_DROP, data(self, 1, 0, 8, &why, &s));
+	EXPECT_EQ(OPTINC_DROP_MISMATCH, why);
+	/* slot or shadow bit not matching seq */
+	memset(&m, 0, sizeof(m));
+	m.type = OPTINC_T_DATA; m.op = OPTINC_OP_AVG; m.bits = 8; m.job = 9;
+	m.token = 42; m.seq = 5; m.slot = 2; m.count = 1; m.block = 1;
+	m.nscale = 1; m.scales = self->scales; m.elems = self->data[0];
+	ASSERT_EQ(OPTINC_V_DROP, optinc_job_rx(&self->job, &m, &self->ep[0],
+					       &why, &s));
+	EXPECT_EQ(OPTINC_DROP_SHAPE, why);
+	m.slot = 1; m.flags = 0;	/* seq 5 lives in copy 1 */
+	ASSERT_EQ(OPTINC_V_DROP, optinc_job_rx(&self->job, &m, &self->ep[0],
+					       &why, &s));
+	EXPECT_EQ(OPTINC_DROP_SHAPE, why);
+	/* a wrong token */
+	m.flags = 1; m.token = 41;
+	ASSERT_EQ(OPTINC_V_DROP, optinc_job_rx(&self->job, &m, &self->ep[0],
+					       &why, &s));
+	EXPECT_EQ(OPTINC_DROP_TOKEN, why);
+	/* a RESULT sent to the switch */
+	m.token = 42; m.type = OPTINC_T_RESULT;
+	ASSERT_EQ(OPTINC_V_DROP, optinc_job_rx(&self->job, &m, &self->ep[0],
+					       &why, &s));
+	EXPECT_EQ(OPTINC_DROP_TYPE, why);
+}
+
+TEST_F(job, restarted_process_starts_new_generation)
+{
+	struct optinc_slot *s;
+	enum optinc_drop why;
+	int r;
+
+	join_all(self, variant->size);
+	for (r = 0; r < variant->size; r++)
+		data(self, r, 0, 8, &why, &s);
+	/* rank 0 comes back as a new process: the job starts over */
+	EXPECT_EQ(OPTINC_V_JOIN_ACK, join(self, 0, 555));
+	EXPECT_EQ(variant->size == 1, optinc_job_complete(&self->job));
+	if (variant->size > 1) {
+		/* old processes are no longer members */
+		ASSERT_EQ(OPTINC_V_DROP, data(self, 1, 1, 8, &why, &s));
+		EXPECT_EQ(OPTINC_DROP_NOT_MEMBER, why);
+	}
+	for (r = 1; r < variant->size; r++)
+		join(self, r, 600 + r);
+	EXPECT_EQ(1, optinc_job_complete(&self->job));
+	/* seq 0 is new again */
+	ASSERT_EQ(variant->size == 1 ? OPTINC_V_COMPLETE : OPTINC_V_ABSORBED,
+		  data(self, 0, 0, 8, &why, &s));
+}
+
+TEST(job_init_refuses_bad_shapes)
+{
+	static __u64 mem[4096];
+	struct optinc_job j = { .size = 4, .window = 4, .max_elems = 64 };
+
+	EXPECT_EQ(0, optinc_job_init(&j, mem, sizeof(mem)));
+	EXPECT_EQ(-EINVAL, optinc_job_init(&j, mem, 64));
+	j.size = 65;
+	EXPECT_EQ(-EINVAL, optinc_job_init(&j, mem, sizeof(mem)));
+	j.size = 4;
+	j.mode = OPTINC_MODE_ONN;	/* ONN mode without a table */
+	EXPECT_EQ(-EINVAL, optinc_job_init(&j, mem, sizeof(mem)));
+}
+
+TEST_HARNESS_MAIN

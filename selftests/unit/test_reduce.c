@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests: exact average, PAM4 unit P and the truth-table path. */
+#include <stdlib.h>
+#include <string.h>
+#include <optinc/core.h>
+#include "kselftest_harness.h"
+
+/* Reference: round(sum / n) half to even, through long double. */
+static __u32 ref_rhe(__u32 sum, __u32 n)
+{
+	long double v = (long double)sum / n, f = (__u32)v;
+
+	if (v - f > 0.5L || (v - f == 0.5L && ((__u32)f & 1)))
+		f += 1;
+	return (__u32)f;
+}
+
+TEST(avg_rounds_half_to_even)
+{
+	__u32 n, s;
+
+	EXPECT_EQ(2, optinc_avg_rhe(9, 4));	/* 2.25 */
+	EXPECT_EQ(2, optinc_avg_rhe(10, 4));	/* 2.5 -> 2 */
+	EXPECT_EQ(4, optinc_avg_rhe(14, 4));	/* 3.5 -> 4 */
+	EXPECT_EQ(3, optinc_avg_rhe(11, 4));	/* 2.75 */
+	for (n = 1; n <= 64; n++)
+		for (s = 0; s <= 255 * n; s++)
+			ASSERT_EQ(ref_rhe(s, n), optinc_avg_rhe(s, n));
+}
+
+TEST(pam4_spread_and_index)
+{
+	__u32 v, lanes, sums[4];
+
+	for (v = 0; v < 256; v++) {
+		lanes = optinc_pam4_spread8((__u8)v);
+		ASSERT_EQ(v, (lanes & 3) | ((lanes >> 8) & 3) << 2 |
+			     ((lanes >> 16) & 3) << 4 | ((lanes >> 24) & 3) << 6);
+	}
+	/* index and sums are inverse, mixed radix with s_0 least significant */
+	lanes = 3 | 7 << 8 | 0 << 16 | 12 << 24;
+	v = optinc_pam4_index(lanes, 13, 4);
+	EXPECT_EQ(3 + 13 * (7 + 13 * (0 + 13 * 12)), v);
+	optinc_pam4_sums(v, 13, 4, sums);
+	EXPECT_EQ(3, sums[0]);
+	EXPECT_EQ(7, sums[1]);
+	EXPECT_EQ(0, sums[2]);
+	EXPECT_EQ(12, sums[3]);
+}
+
+/* Reduce @n random contributions of @members ranks in kind @k. */
+static void reduce(enum optinc_kind k, int members, __u8 *in, __u32 n,
+		   const struct optinc_table *t, __u8 *out)
+{
+	static __u32 acc[4096];
+	__u32 esz = k == OPTINC_K_AVG16 || k == OPTINC_K_SUM16 ? 2 :
+		    k == OPTINC_K_ISUM ? 4 : 1;
+	int r;
+
+	optinc_acc_load(k, acc, in, n);
+	for (r = 1; r < members; r++)
+		optinc_acc_fold(k, acc, in + (size_t)r * n * esz, n);
+	optinc_acc_finish(k, acc, n, (__u16)members, t, out);
+}
+
+TEST(avg8_matches_reference_for_every_n)
+{
+	__u8 in[64 * 512], out[512];
+	int members, r;
+	__u32 i;
+
+	srand(1);
+	for (members = 1; members <= 64; members++) {
+		for (i = 0; i < sizeof(in); i++)
+			in[i] = (__u8)rand();
+		reduce(OPTINC_K_AVG8, members, in, 512, NULL, out);
+		for (i = 0; i < 512; i++) {
+			__u32 s = 0;
+
+			for (r = 0; r < members; r++)
+				s += in[r * 512 + i];
+			ASSERT_EQ(ref_rhe(s, members), out[i]);
+		}
+	}
+}
+
+TEST(avg16_sum_isum_max)
+{
+	__u8 in[4 * 4 * 64], out[4 * 64];
+	__u32 i;
+	int r;
+
+	srand(2);
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = (__u8)rand();
+	reduce(OPTINC_K_AVG16, 3, in, 64, NULL, out);
+	for (i = 0; i < 64; i++) {
+		__u32 s = 0;
+
+		for (r = 0; r < 3; r++)
+			s += (__u32)in[r * 128 + 2 * i] << 8 | in[r * 128 + 2 * i + 1];
+		ASSERT_EQ(ref_rhe(s, 3), (__u32)out[2 * i] << 8 | out[2 * i + 1]);
+	}
+	reduce(OPTINC_K_SUM8, 4, in, 64, NULL, out);
+	for (i = 0; i < 64; i++) {
+		__s32 s = 0, got;
+
+		for (r = 0; r < 4; r++)
+			s += (__s32)in[r * 64 + i] - 128;
+		got = (__s32)((__u32)out[4 * i] << 24 | out[4 * i + 1] << 16 |
+			      out[4 * i + 2] << 8 | out[4 * i + 3]);
+		ASSERT_EQ(s, got);
+	}
+	reduce(OPTINC_K_ISUM, 4, in, 64, NULL, out);
+	for (i = 0; i < 64; i++) {
+		__u32 s = 0;
+
+		for (r = 0; r < 4; r++) {
+			const __u8 *p = in + r * 256 + 4 * i;
+
+			s += (__u32)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
+		}
+		ASSERT_EQ(s, (__u32)out[4 * i] << 24 | out[4 * i + 1] << 16 |
+			     out[4 * i + 2] << 8 | out[4 * i + 3]);
+	}
+	reduce(OPTINC_K_MAX8, 4, in, 64, NULL, out);
+	for (i = 0; i < 64; i++) {
+		__s8 m = -128;
+
+		for (r = 0; r < 4; r++)
+			m = (__s8)in[r * 64 + i] > m ? (__s8)in[r * 64 + i] : m;
+		ASSERT_EQ(m, (__s8)out[i]);
+	}
+}
+
+TEST(onn_with_exact_table_equals_exact_mode)
+{
+	static __u8 tab[49 * 49 * 49 * 49];
+	__u8 in[16 * 1000], exact[1000], onn[1000];
+	struct optinc_table t;
+	int members;
+	__u32 i;
+
+	srand(3);
+	for (members = 1; members <= 16; members++) {
+		t.members = (__u16)members;
+		t.bits = 8;
+		t.radix = (__u16)(3 * members + 1);
+		t.entries = t.radix * t.radix * t.radix * t.radix;
+		t.out = tab;
+		optinc_table_fill_exact(tab, (__u16)members, 8);
+		for (i = 0; i < sizeof(in); i++)
+			in[i] = (__u8)rand();
+		reduce(OPTINC_K_AVG8, members, in, 1000, NULL, exact);
+		reduce(OPTINC_K_ONN8, members, in, 1000, &t, onn);
+		ASSERT_EQ(0, memcmp(exact, onn, sizeof(exact)));
+	}
+}
+
+TEST(onn_wrong_entry_shows_where_it_is)
+{
+	static __u8 tab[13 * 13 * 13 * 13];
+	struct optinc_table t = { .members = 4, .bits = 8, .radix = 13,
+				  .entries = 13 * 13 * 13 * 13, .out = tab };
+	__u8 in[4] = { 0x1b, 0x1b, 0x1b, 0x1b }, out[1];
+	__u32 idx;
+
+	optinc_table_fill_exact(tab, 4, 8);
+	/* all four send 0x1b: s = (3*4, 2*4, 1*4, 0), average 0x1b */
+	idx = optinc_pam4_index(12 | 8 << 8 | 4 << 16, 13, 4);
+	EXPECT_EQ(0x1b, tab[idx]);
+	tab[idx] = 0x1b + 4;
+	reduce(OPTINC_K_ONN8, 4, in, 1, &t, out);
+	EXPECT_EQ(0x1b + 4, out[0]);
+}
+
+TEST_HARNESS_MAIN
