@@ -25,6 +25,7 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 # Each part adds its outputs to these lists in its build.mk.
 BINS	:=	# installed programs (in $(O)/bin)
 LIBS	:=	# installed libraries
+PCFILE	:=	# optinc.pc, made by lib/build.mk
 TEST_PROGS :=	# test executables and scripts run by `make check`
 ALL_TARGETS :=
 
@@ -52,8 +53,15 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)O=$(O) selftests/run-tests $(TEST_PROGS)
 
+# Programs in $(BINS), libraries in $(LIBS) (symlinks kept), the public
+# header and the pkg-config file $(PCFILE).
 install: all
-	$(Q)scripts/install-files "$(DESTDIR)" "$(PREFIX)" "$(LIBDIR)" "$(O)"
+	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/optinc \
+		$(DESTDIR)$(LIBDIR)/pkgconfig
+	$(Q)install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	$(Q)install -m 0644 lib/include/optinc/optinc.h $(DESTDIR)$(PREFIX)/include/optinc/
+	$(Q)cp -P $(LIBS) $(DESTDIR)$(LIBDIR)/
+	$(Q)install -m 0644 $(PCFILE) $(DESTDIR)$(LIBDIR)/pkgconfig/
 
 clean:
 	$(Q)rm -rf $(O)
