@@ -37,6 +37,8 @@ include lib/core/build.mk
 -include daemon/build.mk
 -include tools/build.mk
 -include examples/build.mk
+-include bpf/build.mk
+-include kmod/build.mk
 include selftests/build.mk
 
 all: $(ALL_TARGETS)
