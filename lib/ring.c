@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-3-Clause)
+/* Ring all-reduce over TCP: pipelined reduce-scatter, then all-gather. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <optinc/optinc.h>
+#include "ring.h"
+
+#define RING_MAGIC	0x4f524e47u	/* "ORNG" */
+#define RING_VERSION	1
+#define RING_CHUNK	(256 * 1024)	/* most bytes one send()/recv() moves */
+#define RING_RETRY_MS	20		/* between connect attempts */
+
+/* First bytes on every connection, from the connecting rank. */
+struct ring_hello {
+	uint32_t magic, version, rank, size;
+};
+
+struct optinc_ring {
+	int rank, size;
+	int left, right;	/* receive from rank - 1, send to rank + 1 */
+	unsigned int port_base;
+	unsigned int timeout_ms;
+	float *stage;		/* reduce-scatter input, RING_CHUNK bytes */
+	struct optinc_ring_stats st;
+	struct in_addr addr[];
+};
+
+enum ring_kind { RING_FSUM, RING_FAVG, RING_ISUM };
+
+/* One all-reduce in flight: a send and a receive cursor over 2(N-1) steps. */
+struct ring_op {
+	struct optinc_ring *r;
+	char *buf;
+	size_t count;
+	enum ring_kind kind;
+	unsigned int steps;
+	unsigned int s_step, r_step;
+	size_t s_off;		/* bytes of the step sent */
+	size_t r_off;		/* bytes of the step received */
+	size_t r_ready;		/* bytes of the step final in buf */
+	size_t staged;		/* bytes in r->stage */
+};
+
+static int ring_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+static uint64_t ring_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int ring_left_of(const struct optinc_ring *r)
+{
+	return (r->rank + r->size - 1) % r->size;
+}
+
+static int ring_right_of(const struct optinc_ring *r)
+{
+	return (r->rank + 1) % r->size;
+}
+
+static const char *ring_ip(const struct optinc_ring *r, int rank, char *buf)
+{
+	return inet_ntop(AF_INET, &r->addr[rank], buf, INET_ADDRSTRLEN);
+}
+
+static int ring_parse_peers(struct optinc_ring *r, const char *peers,
+			    char *err, size_t errlen)
+{
+	char ip[INET_ADDRSTRLEN];
+	const char *p = peers;
+	int i = 0;
+
+	if (!peers || !*peers)
+		return ring_fail(err, errlen, OPTINC_ERR_INVALID,
+				 "ring: no peer addresses (set OPTINC_PEERS)");
+	for (;;) {
+		size_t n = strcspn(p, ",");
+
+		if (i == r->size)
+			return ring_fail(err, errlen, OPTINC_ERR_INVALID,
+					 "ring: more than %d peers in \"%s\"",
+					 r->size, peers);
+		if (n == 0 || n >= sizeof(ip))
+			return ring_fail(err, errlen, OPTINC_ERR_INVALID,
+					 "ring: peer %d: bad address in \"%s\"",
+					 i, peers);
+		memcpy(ip, p, n);
+		ip[n] = '\0';
+		if (inet_pton(AF_INET, ip, &r->addr[i]) != 1)
+			return ring_fail(err, errlen, OPTINC_ERR_INVALID,
+					 "ring: peer %d: \"%s\" is not an IPv4 address",
+					 i, ip);
+		i++;
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+	if (i != r->size)
+		return ring_fail(err, errlen, OPTINC_ERR_INVALID,
+				 "ring: %d peer addresses for %d ranks", i,
+				 r->size);
+	return 0;
+}
+
+static int ring_listen(const struct optinc_ring *r, char *err, size_t errlen)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = htons(r->port_base + r->rank),
+		.sin_addr.s_addr = htonl(INADDR_ANY),
+	};
+	int one = 1, fd, e;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return ring_fail(err, errlen, OPTINC_ERR_SYSTEM,
+				 "ring: rank %d: socket: %s", r->rank,
+				 strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(fd, 16) < 0) {
+		e = errno;
+		close(fd);
+		return ring_fail(err, errlen, OPTINC_ERR_SYSTEM,
+				 "ring: rank %d: listen on TCP port %u: %s",
+				 r->rank, r->port_base + r->rank, strerror(e));
+	}
+	return fd;
+}
+
+/* Poll one fd until @events or @deadline; 1 ready, 0 timed out, -errno. */
+static int ring_wait(int fd, short events, uint64_t deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	uint64_t now;
+	int ret;
+
+	for (;;) {
+		now = ring_now_ms();
+		if (now >= deadline)
+			return 0;
+		ret = poll(&pfd, 1, (int)(deadline - now));
+		if (ret >= 0)
+			return ret;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+/* One connect attempt; 0 connected, else the errno that stopped it. */
+static int ring_try_connect(int fd, const struct sockaddr_in *sa,
+			    uint64_t deadline)
+{
+	socklen_t len = sizeof(int);
+	int soerr = 0, ret;
+
+	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0)
+		return 0;
+	if (errno != EINPROGRESS)
+		return errno;
+	ret = ring_wait(fd, POLLOUT, deadline);
+	if (ret == 0)
+		return ETIMEDOUT;
+	if (ret < 0)
+		return -ret;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0)
+		return errno;
+	return soerr;
+}
+
+/* Move exactly @len bytes on a non-blocking socket before @deadline. */
+static int ring_xfer_all(int fd, void *buf, size_t len, int out,
+			 uint64_t deadline)
+{
+	char *p = buf;
+	ssize_t n;
+	int ret;
+
+	while (len) {
+		ret = ring_wait(fd, out ? POLLOUT : POLLIN, deadline);
+		if (ret <= 0)
+			return ret ? ret : -ETIMEDOUT;
+		if (out)
+			n = send(fd, p, len, MSG_NOSIGNAL);
+		else
+			n = recv(fd, p, len, 0);
+		if (n == 0)
+			return -ECONNRESET;
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int ring_connect(struct optinc_ring *r, uint64_t deadline,
+			char *err, size_t errlen)
+{
+	int right = ring_right_of(r), one = 1, fd, e = ETIMEDOUT;
+	struct ring_hello h = {
+		htonl(RING_MAGIC), htonl(RING_VERSION),
+		htonl(r->rank), htonl(r->size)
+	};
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = htons(r->port_base + right),
+		.sin_addr = r->addr[right],
+	};
+	char ip[INET_ADDRSTRLEN];
+
+	while (ring_now_ms() < deadline) {
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			    0);
+		if (fd < 0)
+			return ring_fail(err, errlen, OPTINC_ERR_SYSTEM,
+					 "ring: rank %d: socket: %s", r->rank,
+					 strerror(errno));
+		e = ring_try_connect(fd, &sa, deadline);
+		if (!e) {
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+				   sizeof(one));
+			e = -ring_xfer_all(fd, &h, sizeof(h), 1, deadline);
+			if (!e) {
+				r->right = fd;
+				return 0;
+			}
+		}
+		close(fd);
+		if (e != ECONNREFUSED && e != ETIMEDOUT && e != EHOSTUNREACH &&
+		    e != ENETUNREACH && e != ECONNRESET)
+			break;
+		usleep(RING_RETRY_MS * 1000);
+	}
+	return ring_fail(err, errlen, e == ETIMEDOUT || e == ECONNREFUSED ?
+			 OPTINC_ERR_TIMEOUT : OPTINC_ERR_SYSTEM,
+			 "ring: rank %d: connect to right neighbour rank %d (%s:%u) gave up after %u ms: %s",
+			 r->rank, right, ring_ip(r, right, ip),
+			 r->port_base + right, r->timeout_ms, strerror(e));
+}
+
+static int ring_check_hello(const struct optinc_ring *r,
+			    const struct ring_hello *h, char *err,
+			    size_t errlen)
+{
+	if (ntohl(h->magic) != RING_MAGIC || ntohl(h->version) != RING_VERSION)
+		return ring_fail(err, errlen, OPTINC_ERR_PROTO,
+				 "ring: rank %d: a connection to TCP port %u is not from an optinc ring rank",
+				 r->rank, r->port_base + r->rank);
+	if ((int)ntohl(h->rank) != ring_left_of(r) ||
+	    (int)ntohl(h->size) != r->size)
+		return ring_fail(err, errlen, OPTINC_ERR_PROTO,
+				 "ring: rank %d of %d: connection from rank %u of %u, expected rank %d (mismatched OPTINC_RANK/OPTINC_SIZE?)",
+				 r->rank, r->size, ntohl(h->rank),
+				 ntohl(h->size), ring_left_of(r));
+	return 0;
+}
+
+static int ring_accept(struct optinc_ring *r, int lfd, uint64_t deadline,
+		       char *err, size_t errlen)
+{
+	int left = ring_left_of(r), fd, ret, one = 1;
+	char ip[INET_ADDRSTRLEN];
+	struct ring_hello h;
+
+	for (;;) {
+		ret = ring_wait(lfd, POLLIN, deadline);
+		if (ret == 0)
+			return ring_fail(err, errlen, OPTINC_ERR_TIMEOUT,
+					 "ring: rank %d: no connection from left neighbour rank %d (%s) within %u ms",
+					 r->rank, left, ring_ip(r, left, ip),
+					 r->timeout_ms);
+		if (ret < 0)
+			return ring_fail(err, errlen, OPTINC_ERR_SYSTEM,
+					 "ring: rank %d: poll: %s", r->rank,
+					 strerror(-ret));
+		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd >= 0)
+			break;
+		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+			return ring_fail(err, errlen, OPTINC_ERR_SYSTEM,
+					 "ring: rank %d: accept: %s", r->rank,
+					 strerror(errno));
+	}
+	ret = ring_xfer_all(fd, &h, sizeof(h), 0, deadline);
+	if (ret < 0) {
+		close(fd);
+		return ring_fail(err, errlen, ret == -ETIMEDOUT ?
+				 OPTINC_ERR_TIMEOUT : OPTINC_ERR_SYSTEM,
+				 "ring: rank %d: reading hello from left neighbour rank %d (%s): %s",
+				 r->rank, left, ring_ip(r, left, ip),
+				 strerror(-ret));
+	}
+	ret = ring_check_hello(r, &h, err, errlen);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	r->left = fd;
+	return 0;
+}
+
+static int ring_alloc(struct optinc_ring **ring, int rank, int size,
+		      unsigned int port_base, unsigned int timeout_ms,
+		      char *err, size_t errlen)
+{
+	struct optinc_ring *r;
+
+	if (size < 1 || size > OPTINC_RING_MAX_RANKS || rank < 0 ||
+	    rank >= size)
+		return ring_fail(err, errlen, OPTINC_ERR_INVALID,
+				 "ring: rank %d of size %d is out of range",
+				 rank, size);
+	if (port_base == 0 || port_base + size - 1 > 65535)
+		return ring_fail(err, errlen, OPTINC_ERR_INVALID,
+				 "ring: TCP ports %u..%u are out of range",
+				 port_base, port_base + size - 1);
+	r = calloc(1, sizeof(*r) + size * sizeof(r->addr[0]));
+	if (r)
+		r->stage = malloc(RING_CHUNK);
+	if (!r || !r->stage) {
+		free(r);
+		return ring_fail(err, errlen, OPTINC_ERR_NOMEM,
+				 "ring: out of memory for %d ranks", size);
+	}
+	r->rank = rank;
+	r->size = size;
+	r->left = r->right = -1;
+	r->port_base = port_base;
+	r->timeout_ms = timeout_ms ? timeout_ms : 1;
+	*ring = r;
+	return 0;
+}
+
+int optinc_ring_open(struct optinc_ring **ring, int rank, int size,
+		     const char *peers, unsigned int port_base,
+		     unsigned int timeout_ms, char *err, size_t errlen)
+{
+	struct optinc_ring *r = NULL;
+	uint64_t deadline;
+	int ret, lfd;
+
+	ret = ring_alloc(&r, rank, size, port_base, timeout_ms, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = ring_parse_peers(r, peers, err, errlen);
+	if (ret < 0 || size == 1)
+		goto out;
+	deadline = ring_now_ms() + r->timeout_ms;
+	lfd = ring_listen(r, err, errlen);
+	if (lfd < 0) {
+		ret = lfd;
+		goto out;
+	}
+	/* The right neighbour's kernel completes our connect from its
+	 * backlog, so connecting before accepting cannot deadlock. */
+	ret = ring_connect(r, deadline, err, errlen);
+	if (!ret)
+		ret = ring_accept(r, lfd, deadline, err, errlen);
+	close(lfd);
+out:
+	if (ret < 0)
+		optinc_ring_close(r);
+	else
+		*ring = r;
+	return ret;
+}
+
+void optinc_ring_close(struct optinc_ring *ring)
+{
+	if (!ring)
+		return;
+	if (ring->left >= 0)
+		close(ring->left);
+	if (ring->right >= 0)
+		close(ring->right);
+	free(ring->stage);
+	free(ring);
+}
+
+void optinc_ring_get_stats(const struct optinc_ring *ring,
+			   struct optinc_ring_stats *st)
+{
+	*st = ring->st;
+}
+
+static size_t ring_seg_start(const struct ring_op *ro, int seg)
+{
+	size_t q = ro->count / ro->r->size, m = ro->count % ro->r->size;
+
+	return seg * q + ((size_t)seg < m ? (size_t)seg : m);
+}
+
+/* Segment sent in step k; the one received in step k is the next lower. */
+static int ring_seg(const struct ring_op *ro, unsigned int k, int rx)
+{
+	int n = ro->r->size;
+
+	return (ro->r->rank - (int)(k % n) - rx + 2 * n) % n;
+}
+
+static size_t ring_step_bytes(const struct ring_op *ro, unsigned int k,
+			      int rx)
+{
+	int seg = ring_seg(ro, k, rx);
+
+	return (ring_seg_start(ro, seg + 1) - ring_seg_start(ro, seg)) * 4;
+}
+
+static char *ring_step_ptr(const struct ring_op *ro, unsigned int k, int rx)
+{
+	return ro->buf + ring_seg_start(ro, ring_seg(ro, k, rx)) * 4;
+}
+
+/*
+ * What step k sends is what step k - 1 received (reduced, or final in the
+ * all-gather), so it may go out as soon as that part is in buf.
+ */
+static size_t ring_send_avail(const struct ring_op *ro)
+{
+	unsigned int k = ro->s_step;
+
+	if (k == 0 || ro->r_step >= k)
+		return ring_step_bytes(ro, k, 0);
+	if (ro->r_step == k - 1)
+		return ro->r_ready;
+	return 0;
+}
+
+static void ring_advance(struct ring_op *ro)
+{
+	while (ro->s_step < ro->steps &&
+	       ro->s_off == ring_step_bytes(ro, ro->s_step, 0)) {
+		ro->s_step++;
+		ro->s_off = 0;
+	}
+	while (ro->r_step < ro->steps &&
+	       ro->r_off == ring_step_bytes(ro, ro->r_step, 1)) {
+		ro->r_step++;
+		ro->r_off = ro->r_ready = 0;
+	}
+}
+
+/* Fold @n staged elements into buf; the last reduce-scatter step of AVG
+ * divides, so each element's final value is made by one rank only. */
+static void ring_reduce(struct ring_op *ro, size_t n)
+{
+	char *dst = ring_step_ptr(ro, ro->r_step, 1) + ro->r_ready;
+	int last = ro->r_step == (unsigned int)ro->r->size - 2;
+	float fn = (float)ro->r->size;
+	const float *fs = ro->r->stage;
+	const uint32_t *is = (const uint32_t *)ro->r->stage;
+	uint32_t *id = (uint32_t *)dst;
+	float *fd = (float *)dst;
+	size_t i;
+
+	if (ro->kind == RING_ISUM) {
+		for (i = 0; i < n; i++)
+			id[i] += is[i];
+	} else if (ro->kind == RING_FAVG && last) {
+		for (i = 0; i < n; i++)
+			fd[i] = (fs[i] + fd[i]) / fn;
+	} else {
+		for (i = 0; i < n; i++)
+			fd[i] = fs[i] + fd[i];
+	}
+}
+
+static int ring_recv_some(struct ring_op *ro, char *err, size_t errlen)
+{
+	struct optinc_ring *r = ro->r;
+	size_t want = ring_step_bytes(ro, ro->r_step, 1) - ro->r_off;
+	int scatter = ro->r_step < (unsigned int)r->size - 1;
+	char ip[INET_ADDRSTRLEN], *dst;
+	size_t room, nel;
+	ssize_t n;
+
+	if (scatter) {
+		dst = (char *)r->stage + ro->staged;
+		room = RING_CHUNK - ro->staged;
+	} else {
+		dst = ring_step_ptr(ro, ro->r_step, 1) + ro->r_off;
+		room = RING_CHUNK;
+	}
+	n = recv(r->left, dst, want < room ? want : room, 0);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0)
+		return ring_fail(err, errlen, OPTINC_ERR_SYSTEM,
+				 "ring: rank %d: receiving from left neighbour rank %d (%s): %s",
+				 r->rank, ring_left_of(r),
+				 ring_ip(r, ring_left_of(r), ip),
+				 n ? strerror(errno) : "connection closed");
+	r->st.bytes_rcvd += n;
+	ro->r_off += n;
+	if (!scatter) {
+		ro->r_ready = ro->r_off;
+		return 0;
+	}
+	ro->staged += n;
+	nel = ro->staged / 4;
+	ring_reduce(ro, nel);
+	ro->r_ready += nel * 4;
+	ro->staged -= nel * 4;
+	memmove(r->stage, (char *)r->stage + nel * 4, ro->staged);
+	return 0;
+}
+
+static int ring_send_some(struct ring_op *ro, char *err, size_t errlen)
+{
+	struct optinc_ring *r = ro->r;
+	size_t len = ring_send_avail(ro) - ro->s_off;
+	char ip[INET_ADDRSTRLEN];
+	ssize_t n;
+
+	n = send(r->right, ring_step_ptr(ro, ro->s_step, 0) + ro->s_off,
+		 len < RING_CHUNK ? len : RING_CHUNK, MSG_NOSIGNAL);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n < 0)
+		return ring_fail(err, errlen, OPTINC_ERR_SYSTEM,
+				 "ring: rank %d: sending to right neighbour rank %d (%s): %s",
+				 r->rank, ring_right_of(r),
+				 ring_ip(r, ring_right_of(r), ip),
+				 strerror(errno));
+	r->st.bytes_sent += n;
+	ro->s_off += n;
+	return 0;
+}
+
+static int ring_stalled(const struct ring_op *ro, char *err, size_t errlen)
+{
+	const struct optinc_ring *r = ro->r;
+	int rx = ro->r_step < ro->steps;
+	int peer = rx ? ring_left_of(r) : ring_right_of(r);
+	char ip[INET_ADDRSTRLEN];
+
+	return ring_fail(err, errlen, OPTINC_ERR_TIMEOUT,
+			 "ring: rank %d: no progress for %u ms in step %u of %u: rank %d (%s) %s",
+			 r->rank, r->timeout_ms, rx ? ro->r_step + 1 : ro->s_step + 1,
+			 ro->steps, peer, ring_ip(r, peer, ip),
+			 rx ? "sends nothing" : "takes nothing");
+}
+
+static int ring_run(struct ring_op *ro, char *err, size_t errlen)
+{
+	struct optinc_ring *r = ro->r;
+	struct pollfd pfd[2];
+	int ret;
+
+	for (;;) {
+		ring_advance(ro);
+		if (ro->s_step == ro->steps && ro->r_step == ro->steps)
+			return 0;
+		pfd[0].fd = ro->s_step < ro->steps &&
+			    ring_send_avail(ro) > ro->s_off ? r->right : -1;
+		pfd[0].events = POLLOUT;
+		pfd[1].fd = ro->r_step < ro->steps ? r->left : -1;
+		pfd[1].events = POLLIN;
+		ret = poll(pfd, 2, r->timeout_ms);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret < 0)
+			return ring_fail(err, errlen, OPTINC_ERR_SYSTEM,
+					 "ring: rank %d: poll: %s", r->rank,
+					 strerror(errno));
+		if (ret == 0)
+			return ring_stalled(ro, err, errlen);
+		if (pfd[1].revents) {
+			ret = ring_recv_some(ro, err, errlen);
+			if (ret < 0)
+				return ret;
+		}
+		if (pfd[0].revents) {
+			ret = ring_send_some(ro, err, errlen);
+			if (ret < 0)
+				return ret;
+		}
+	}
+}
+
+static int ring_kind_of(int datatype, int op, enum ring_kind *kind)
+{
+	if (datatype == OPTINC_FLOAT32 && op == OPTINC_SUM)
+		*kind = RING_FSUM;
+	else if (datatype == OPTINC_FLOAT32 && op == OPTINC_AVG)
+		*kind = RING_FAVG;
+	else if (datatype == OPTINC_INT32 && op == OPTINC_SUM)
+		*kind = RING_ISUM;
+	else
+		return OPTINC_ERR_UNSUPPORTED;
+	return 0;
+}
+
+int optinc_ring_allreduce(struct optinc_ring *ring, const void *send,
+			  void *recv, size_t count, int datatype, int op,
+			  char *err, size_t errlen)
+{
+	struct ring_op ro = { .r = ring, .buf = recv, .count = count };
+
+	if (ring_kind_of(datatype, op, &ro.kind) < 0)
+		return ring_fail(err, errlen, OPTINC_ERR_UNSUPPORTED,
+				 "ring: datatype %d with op %d is not supported",
+				 datatype, op);
+	if (!ring || (count && (!send || !recv)) || count > SIZE_MAX / 8)
+		return ring_fail(err, errlen, OPTINC_ERR_INVALID,
+				 "ring: all-reduce of %zu elements: no ring or no buffer",
+				 count);
+	ring->st.calls++;
+	if (!count)
+		return 0;
+	if (send != recv)
+		memcpy(recv, send, count * 4);
+	if (ring->size == 1)
+		return 0;
+	ro.steps = 2 * (ring->size - 1);
+	return ring_run(&ro, err, errlen);
+}
