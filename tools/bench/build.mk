@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# tools/bench: optinc-bench (liboptinc all-reduce over a size range) and,
+# when Open MPI's mpicc is there, optinc-mpi-bench (MPI_Allreduce, same
+# table); `make bench` runs tools/bench/optinc-bench.sh.
+
+BENCH := $(O)/bin/optinc-bench
+BENCH_OBJ := $(O)/tools/bench/optinc-bench.o
+MPICC ?= $(shell command -v mpicc 2>/dev/null)
+
+$(BENCH_OBJ): EXTRA_CFLAGS += -Itools/bench
+
+$(BENCH): $(BENCH_OBJ) $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
+	$(call msg,LD,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/lib/$(LIB_SONAME) \
+		$(CORE_LIB) -Wl,-rpath,'$$ORIGIN/../lib' -lm
+
+ALL_TARGETS += $(BENCH)
+BINS += $(BENCH)
+
+ifneq ($(MPICC),)
+MPI_BENCH := $(O)/bin/optinc-mpi-bench
+
+$(MPI_BENCH): tools/bench/mpi-bench.c tools/bench/refdata.h $(CORE_LIB)
+	$(call msg,MPICC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(MPICC) $(BASE_CFLAGS) $(CFLAGS) -Itools/bench -o $@ $< \
+		$(CORE_LIB) -lm
+
+ALL_TARGETS += $(MPI_BENCH)
+endif
+
+bench: all
+	$(Q)O=$(O) tools/bench/optinc-bench.sh
