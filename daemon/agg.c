@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Jobs: their table (set up once at start), truth tables of onn jobs, and
+ * the aggregation datapath: an OptINC frame to the switch goes through the
+ * core's slot state machine, and what it decides is sent (results to every
+ * member, JOIN_ACKs, NACKs).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <rte_byteorder.h>
+#include <rte_malloc.h>
+#include "optincd.h"
+
+static struct optinc_agg_job *agg_jobs;
+static unsigned int agg_nb_jobs;
+static const struct optinc_conf *agg_conf;
+
+static int agg_table_err(const struct optinc_agg_job *j, const char *why)
+{
+	fprintf(stderr, "optincd: job %u: table '%s': %s\n", j->conf.id,
+		j->conf.table, why);
+	return -EINVAL;
+}
+
+static int agg_read_file(const char *path, void **buf, size_t *len)
+{
+	struct stat st;
+	FILE *f = fopen(path, "rb");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (fstat(fileno(f), &st)) {
+		ret = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	*len = (size_t)st.st_size;
+	*buf = malloc(*len ? *len : 1);
+	if (!*buf)
+		ret = -ENOMEM;
+	else if (fread(*buf, 1, *len, f) != *len)
+		ret = -EIO;
+	if (ret) {
+		free(*buf);
+		*buf = NULL;
+	}
+out:
+	fclose(f);
+	return ret;
+}
+
+/* Load and check the truth table of an onn job: file, version, N and B. */
+static int agg_load_table(struct optinc_agg_job *j)
+{
+	const struct optinc_table_file_hdr *h;
+	const char *why = NULL;
+	char msg[160];
+	size_t len = 0;
+	int ret;
+
+	ret = agg_read_file(j->conf.table, &j->table_buf, &len);
+	if (ret)
+		return agg_table_err(j, ret == -EINVAL ? "not a regular file" :
+				     strerror(-ret));
+	if (optinc_table_parse(j->table_buf, len, &j->table, &why))
+		return agg_table_err(j, why);
+	if (j->table.members != j->conf.size || j->table.bits != j->conf.bits) {
+		snprintf(msg, sizeof(msg), "made for N=%u B=%u, the job has "
+			 "size=%u bits=%u", j->table.members, j->table.bits,
+			 j->conf.size, j->conf.bits);
+		return agg_table_err(j, msg);
+	}
+	h = j->table_buf;
+	j->table_wrong = rte_le_to_cpu_32(h->wrong);
+	j->core.table = &j->table;
+	return 0;
+}
+
+static int agg_job_init(struct optinc_agg_job *j, const struct optinc_job_conf *jc)
+{
+	uint64_t len = optinc_job_mem(jc->window, jc->max_elems);
+	int ret;
+
+	j->conf = *jc;
+	j->core.id = jc->id;
+	j->core.size = jc->size;
+	j->core.token = jc->token;
+	j->core.window = jc->window;
+	j->core.max_elems = jc->max_elems;
+	j->core.mode = jc->mode;
+	if (jc->mode == OPTINC_MODE_ONN) {
+		ret = agg_load_table(j);
+		if (ret)
+			return ret;
+	}
+	j->mem = rte_zmalloc("optinc_job", len, RTE_CACHE_LINE_SIZE);
+	if (!j->mem) {
+		fprintf(stderr, "optincd: job %u: cannot allocate %" PRIu64
+			" bytes for %u slots of %u elements (raise EAL -m?)\n",
+			jc->id, len, 2u * jc->window, jc->max_elems);
+		return -ENOMEM;
+	}
+	ret = optinc_job_init(&j->core, j->mem, len);
+	if (ret)
+		fprintf(stderr, "optincd: job %u: core refused the job shape\n",
+			jc->id);
+	return ret;
+}
+
+/**
+ * optinc_agg_init() - set up every configured job
+ * @c: configuration; kept for the switch's own address
+ *
+ * A job that cannot be set up (a bad truth table, no memory) stops the
+ * start: the switch never runs with fewer jobs than configured.
+ *
+ * Return: 0, or a negative errno (reported).
+ */
+int optinc_agg_init(const struct optinc_conf *c)
+{
+	unsigned int i;
+	int ret;
+
+	agg_conf = c;
+	if (!c->nb_jobs)
+		return 0;
+	agg_jobs = rte_zmalloc("optinc_jobs", c->nb_jobs * sizeof(*agg_jobs),
+			       RTE_CACHE_LINE_SIZE);
+	if (!agg_jobs) {
+		fprintf(stderr, "optincd: cannot allocate the job table\n");
+		return -ENOMEM;
+	}
+	for (i = 0; i < c->nb_jobs; i++) {
+		agg_nb_jobs = i + 1;
+		ret = agg_job_init(&agg_jobs[i], &c->jobs[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void optinc_agg_free(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < agg_nb_jobs; i++) {
+		rte_free(agg_jobs[i].mem);
+		free(agg_jobs[i].table_buf);
+	}
+	rte_free(agg_jobs);
+	agg_jobs = NULL;
+	agg_nb_jobs = 0;
+}
+
+unsigned int optinc_agg_count(void)
+{
+	return agg_nb_jobs;
+}
+
+struct optinc_agg_job *optinc_agg_at(unsigned int i)
+{
+	return i < agg_nb_jobs ? &agg_jobs[i] : NULL;
+}
+
+struct optinc_agg_job *optinc_agg_find(uint16_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < agg_nb_jobs; i++)
+		if (agg_jobs[i].core.id == id)
+			return &agg_jobs[i];
+	return NULL;
+}
+
+/* Where a member's frames go: the port its MAC was learned on, else its JOIN's. */
+static uint16_t agg_member_port(const struct optinc_agg_job *j, uint16_t rank,
+				uint64_t now)
+{
+	struct rte_ether_addr mac;
+	int port;
+
+	memcpy(mac.addr_bytes, j->core.members[rank].ep.mac, RTE_ETHER_ADDR_LEN);
+	port = optinc_l2_lookup(&mac, now);
+	return port < 0 ? j->member_port[rank] : (uint16_t)port;
+}
+
+/* Send @m holding a built frame of @len bytes (0: it did not fit). */
+static void agg_xmit(struct optinc_agg_job *j, int rank, uint16_t port,
+		     struct rte_mbuf *m, uint32_t len)
+{
+	uint64_t *errs = j ? &j->stats.tx_errors : &optinc_sw_stats.tx_errors;
+
+	if (unlikely(!len)) {
+		rte_pktmbuf_free(m);
+		OPTINC_STAT_INC(*errs);
+		return;
+	}
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
+	if (j) {
+		OPTINC_STAT_INC(j->stats.frames_out);
+		OPTINC_STAT_ADD(j->stats.bytes_out, len);
+	}
+	if (j && rank >= 0) {
+		OPTINC_STAT_INC(j->stats.member[rank].frames_out);
+		OPTINC_STAT_ADD(j->stats.member[rank].bytes_out, len);
+	}
+	optinc_port_tx(port, m);
+}
+
+/* An mbuf on @port's pool, with where to build and how much room. */
+static struct rte_mbuf *agg_alloc(struct optinc_agg_job *j, uint16_t port,
+				  uint8_t **buf, uint32_t *room)
+{
+	struct rte_mbuf *m = optinc_port_alloc(port);
+
+	if (unlikely(!m)) {
+		OPTINC_STAT_INC(*(j ? &j->stats.tx_errors : &optinc_sw_stats.tx_errors));
+		return NULL;
+	}
+	*buf = rte_pktmbuf_mtod(m, uint8_t *);
+	*room = RTE_MIN(rte_pktmbuf_tailroom(m),
+			(uint32_t)optinc_ports[port].max_frame);
+	return m;
+}
+
+static void agg_send_result(struct optinc_agg_job *j,
+			    const struct optinc_slot *s, uint16_t rank,
+			    uint64_t now)
+{
+	uint16_t port = agg_member_port(j, rank, now);
+	struct rte_mbuf *m;
+	uint32_t room;
+	uint8_t *buf;
+
+	m = agg_alloc(j, port, &buf, &room);
+	if (m)
+		agg_xmit(j, rank, port, m, optinc_build_result(buf, room,
+				&j->core, s, &agg_conf->sw, rank));
+}
+
+static void agg_send_ack(struct optinc_agg_job *j, uint16_t rank, uint64_t now)
+{
+	uint16_t port = agg_member_port(j, rank, now);
+	struct optinc_msg ack;
+	struct rte_mbuf *m;
+	uint32_t room;
+	uint8_t *buf;
+
+	m = agg_alloc(j, port, &buf, &room);
+	if (!m)
+		return;
+	optinc_job_ack(&j->core, rank, &ack);
+	OPTINC_STAT_INC(j->stats.join_acks);
+	agg_xmit(j, rank, port, m, optinc_build_ctrl(buf, room, &ack,
+			&agg_conf->sw, &j->core.members[rank].ep));
+}
+
+/* Refuse a JOIN: the NACK goes back where the JOIN came from. */
+static void agg_send_nack(struct optinc_agg_job *j, const struct optinc_msg *req,
+			  enum optinc_drop why, const struct optinc_l2l4 *l,
+			  uint16_t port)
+{
+	struct optinc_msg nack;
+	struct rte_mbuf *m;
+	uint32_t room;
+	uint8_t *buf;
+
+	m = agg_alloc(j, port, &buf, &room);
+	if (!m)
+		return;
+	optinc_nack(req, why, &nack);
+	OPTINC_STAT_INC(*(j ? &j->stats.nacks : &optinc_sw_stats.nacks));
+	agg_xmit(j, -1, port, m, optinc_build_ctrl(buf, room, &nack,
+			&agg_conf->sw, &l->src));
+}
+
+static void agg_send_all(struct optinc_agg_job *j, const struct optinc_slot *s,
+			 uint64_t now)
+{
+	uint16_t r;
+
+	for (r = 0; r < j->core.size; r++) {
+		if (s)
+			agg_send_result(j, s, r, now);
+		else
+			agg_send_ack(j, r, now);
+	}
+}
+
+static void agg_count_in(struct optinc_agg_job *j, const struct optinc_msg *msg,
+			 uint32_t len)
+{
+	OPTINC_STAT_INC(j->stats.frames_in);
+	OPTINC_STAT_ADD(j->stats.bytes_in, len);
+	if (msg->rank < j->core.size) {
+		OPTINC_STAT_INC(j->stats.member[msg->rank].frames_in);
+		OPTINC_STAT_ADD(j->stats.member[msg->rank].bytes_in, len);
+	}
+}
+
+static void agg_drop(struct optinc_agg_job *j, enum optinc_drop why,
+		     uint16_t port)
+{
+	OPTINC_STAT_INC(*(j ? &j->stats.drops[why] : &optinc_sw_stats.drops[why]));
+	OPTINC_STAT_INC(optinc_ports[port].stats.rx_dropped);
+}
+
+/* Act on the core's verdict on @msg. */
+static void agg_verdict(struct optinc_agg_job *j, const struct optinc_msg *msg,
+			const struct optinc_l2l4 *l, uint16_t port, uint64_t now)
+{
+	struct optinc_slot *s;
+	enum optinc_drop why;
+
+	switch (optinc_job_rx(&j->core, msg, &l->src, &why, &s)) {
+	case OPTINC_V_DROP:
+		agg_drop(j, why, port);
+		break;
+	case OPTINC_V_ABSORBED:
+		break;
+	case OPTINC_V_COMPLETE:
+		OPTINC_STAT_INC(j->stats.slots_completed);
+		agg_send_all(j, s, now);
+		break;
+	case OPTINC_V_RESEND:
+		OPTINC_STAT_INC(j->stats.resends);
+		agg_send_result(j, s, msg->rank, now);
+		break;
+	case OPTINC_V_JOIN_ACK:
+		OPTINC_STAT_INC(j->stats.joins);
+		j->member_port[msg->rank] = port;
+		if (optinc_job_complete(&j->core))
+			agg_send_all(j, NULL, now);
+		else
+			agg_send_ack(j, msg->rank, now);
+		break;
+	case OPTINC_V_NACK:
+		agg_drop(j, why, port);
+		agg_send_nack(j, msg, why, l, port);
+		break;
+	}
+}
+
+/**
+ * optinc_agg_input() - an OptINC frame addressed to the switch
+ * @m:    the frame; always consumed
+ * @port: the port it came in on
+ * @l:    its addresses and UDP payload, from optinc_parse_l2l4()
+ * @now:  TSC of this poll round
+ */
+void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
+		      const struct optinc_l2l4 *l, uint64_t now)
+{
+	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
+	struct optinc_msg msg = { .job = 0 };
+	struct optinc_agg_job *j = NULL;
+	enum optinc_drop why;
+
+	why = optinc_msg_parse(frame + l->l4_off, l->l4_len, &msg);
+	/* the job id is known once the header parsed past its type */
+	if (msg.job)
+		j = optinc_agg_find(msg.job);
+	if (j)
+		agg_count_in(j, &msg, rte_pktmbuf_pkt_len(m));
+	if (why != OPTINC_DROP_NONE) {
+		agg_drop(j, why, port);
+	} else if (!j) {
+		agg_drop(NULL, OPTINC_DROP_NO_JOB, port);
+		if (msg.type == OPTINC_T_JOIN)
+			agg_send_nack(NULL, &msg, OPTINC_DROP_NO_JOB, l, port);
+	} else {
+		agg_verdict(j, &msg, l, port, now);
+	}
+	rte_pktmbuf_free(m);
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * What happens to one received frame: learn its source, then OptINC to
+ * the switch -> aggregation, ARP for the switch -> reply, anything else
+ * to the switch's MAC -> dropped, the rest -> L2 forwarding.
+ */
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include "optincd.h"
+
+struct optinc_sw_stats optinc_sw_stats;
+
+static bool dp_to_switch_mac(const struct rte_ether_hdr *eth,
+			     const struct optinc_conf *c)
+{
+	return !memcmp(eth->dst_addr.addr_bytes, c->sw.mac, RTE_ETHER_ADDR_LEN);
+}
+
+static void dp_drop(struct rte_mbuf *m, uint16_t port, uint64_t *counter)
+{
+	OPTINC_STAT_INC(*counter);
+	OPTINC_STAT_INC(optinc_ports[port].stats.rx_dropped);
+	rte_pktmbuf_free(m);
+}
+
+/**
+ * optinc_dp_input() - switch one received frame
+ * @m:    the frame (one segment is all the parsers look at); consumed
+ * @port: the port it came in on
+ * @c:    the switch's addresses
+ * @now:  TSC of this poll round
+ */
+void optinc_dp_input(struct rte_mbuf *m, uint16_t port,
+		     const struct optinc_conf *c, uint64_t now)
+{
+	const struct rte_ether_hdr *eth;
+	struct optinc_l2l4 l;
+	int ret;
+
+	if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)) {
+		dp_drop(m, port, &optinc_sw_stats.runts);
+		return;
+	}
+	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	if (likely(!rte_is_multicast_ether_addr(&eth->src_addr)))
+		optinc_l2_learn(&eth->src_addr, port, now);
+
+	ret = optinc_parse_l2l4(eth, rte_pktmbuf_data_len(m), c->udp_port, &l);
+	if (unlikely(ret < 0) && dp_to_switch_mac(eth, c)) {
+		dp_drop(m, port, &optinc_sw_stats.drops[OPTINC_DROP_SHORT]);
+		return;
+	}
+	if (ret > 0 && l.dst.ip == c->sw.ip &&
+	    (dp_to_switch_mac(eth, c) ||
+	     rte_is_multicast_ether_addr(&eth->dst_addr))) {
+		optinc_agg_input(m, port, &l, now);
+		return;
+	}
+	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP) &&
+	    optinc_arp_input(m, port, c))
+		return;
+	if (dp_to_switch_mac(eth, c)) {
+		dp_drop(m, port, &optinc_sw_stats.to_switch_other);
+		return;
+	}
+	optinc_l2_forward(m, port, now);
+}

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The L2 learning table and forwarding: source MAC -> port, unknown,
+ * broadcast and multicast destinations flooded to every other port.
+ *
+ * Open addressing with a bounded probe window. Entries are never emptied,
+ * only aged (an entry not refreshed for L2_AGE_S is treated as absent and
+ * may be reused), so a key never sits behind an empty slot and lookups
+ * stop at the first empty one. Only the datapath lcore touches the table;
+ * telemetry reads just the count.
+ */
+#include <rte_cycles.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include "optincd.h"
+
+#define L2_SIZE		4096		/* power of two */
+#define L2_PROBES	16
+#define L2_AGE_S	300
+#define L2_REFRESH_S	1		/* rewrite the timestamp at most this often */
+
+struct l2_entry {
+	struct rte_ether_addr mac;
+	uint16_t port;
+	uint64_t seen;			/* TSC of the last frame; 0: never used */
+};
+
+static struct l2_entry l2_table[L2_SIZE];
+static uint64_t l2_age_tsc, l2_refresh_tsc;
+
+void optinc_l2_init(void)
+{
+	memset(l2_table, 0, sizeof(l2_table));
+	l2_age_tsc = L2_AGE_S * rte_get_tsc_hz();
+	l2_refresh_tsc = L2_REFRESH_S * rte_get_tsc_hz();
+}
+
+static uint32_t l2_hash(const struct rte_ether_addr *mac)
+{
+	const uint8_t *b = mac->addr_bytes;
+	uint32_t lo = (uint32_t)b[2] << 24 | (uint32_t)b[3] << 16 |
+		      (uint32_t)b[4] << 8 | b[5];
+
+	return ((lo ^ ((uint32_t)b[0] << 8 | b[1]) * 0x9e3779b1u) *
+		0x85ebca6bu) >> 20;
+}
+
+static void l2_touch(struct l2_entry *e, uint64_t now)
+{
+	__atomic_store_n(&e->seen, now, __ATOMIC_RELAXED);
+}
+
+static bool l2_fresh(const struct l2_entry *e, uint64_t now)
+{
+	return e->seen && now - e->seen < l2_age_tsc;
+}
+
+void optinc_l2_learn(const struct rte_ether_addr *mac, uint16_t port,
+		     uint64_t now)
+{
+	uint32_t h = l2_hash(mac), i;
+	struct l2_entry *e, *free_e = NULL, *oldest = NULL;
+
+	for (i = 0; i < L2_PROBES; i++) {
+		e = &l2_table[(h + i) & (L2_SIZE - 1)];
+		if (e->seen && rte_is_same_ether_addr(&e->mac, mac)) {
+			if (e->port != port) {
+				OPTINC_STAT_INC(optinc_sw_stats.fdb_moved);
+				e->port = port;
+				l2_touch(e, now);
+			} else if (now - e->seen > l2_refresh_tsc) {
+				l2_touch(e, now);
+			}
+			return;
+		}
+		if (!free_e && !l2_fresh(e, now))
+			free_e = e;
+		if (!oldest || e->seen < oldest->seen)
+			oldest = e;
+		if (!e->seen)
+			break;
+	}
+	e = free_e ? free_e : oldest;
+	e->mac = *mac;
+	e->port = port;
+	l2_touch(e, now);
+	OPTINC_STAT_INC(optinc_sw_stats.fdb_learned);
+}
+
+/* The port @mac was last seen on, or -1 when unknown or aged out. */
+int optinc_l2_lookup(const struct rte_ether_addr *mac, uint64_t now)
+{
+	uint32_t h = l2_hash(mac), i;
+	const struct l2_entry *e;
+
+	for (i = 0; i < L2_PROBES; i++) {
+		e = &l2_table[(h + i) & (L2_SIZE - 1)];
+		if (!e->seen)
+			return -1;
+		if (rte_is_same_ether_addr(&e->mac, mac))
+			return l2_fresh(e, now) ? e->port : -1;
+	}
+	return -1;
+}
+
+static void l2_flood(struct rte_mbuf *m, uint16_t in_port)
+{
+	uint16_t i, n = optinc_nb_ports - 1;
+
+	if (!n) {
+		OPTINC_STAT_INC(optinc_ports[in_port].stats.rx_dropped);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	OPTINC_STAT_INC(optinc_sw_stats.l2_flooded);
+	/* the same mbuf goes to every other port; each send drops one ref */
+	rte_mbuf_refcnt_update(m, (int16_t)(n - 1));
+	for (i = 0; i < optinc_nb_ports; i++)
+		if (optinc_port_ids[i] != in_port)
+			optinc_port_tx(optinc_port_ids[i], m);
+}
+
+/* Forward @m, received on @in_port, as a learning switch does. */
+void optinc_l2_forward(struct rte_mbuf *m, uint16_t in_port, uint64_t now)
+{
+	const struct rte_ether_hdr *eth =
+		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	int out;
+
+	if (rte_is_multicast_ether_addr(&eth->dst_addr)) {
+		l2_flood(m, in_port);
+		return;
+	}
+	out = optinc_l2_lookup(&eth->dst_addr, now);
+	if (out < 0) {
+		l2_flood(m, in_port);
+	} else if (out == in_port) {
+		OPTINC_STAT_INC(optinc_sw_stats.l2_filtered);
+		OPTINC_STAT_INC(optinc_ports[in_port].stats.rx_dropped);
+		rte_pktmbuf_free(m);
+	} else {
+		OPTINC_STAT_INC(optinc_sw_stats.l2_forwarded);
+		optinc_port_tx((uint16_t)out, m);
+	}
+}
+
+/* Entries not aged out; read by telemetry while the lcore learns. */
+unsigned int optinc_l2_count(uint64_t now)
+{
+	unsigned int i, n = 0;
+	uint64_t seen;
+
+	for (i = 0; i < L2_SIZE; i++) {
+		seen = __atomic_load_n(&l2_table[i].seen, __ATOMIC_RELAXED);
+		if (seen && now - seen < l2_age_tsc)
+			n++;
+	}
+	return n;
+}
+
+unsigned int optinc_l2_capacity(void)
+{
+	return L2_SIZE;
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * optincd, the OptINC switch on DPDK: EAL, options, ports, jobs and
+ * telemetry are set up in that order, then the main lcore polls every
+ * port until SIGINT or SIGTERM.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <arpa/inet.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include "optincd.h"
+
+/* Empty rounds over all ports before the loop starts to sleep. */
+#define IDLE_POLLS	1000
+
+static volatile bool force_quit;
+
+static void signal_handler(int signum)
+{
+	if (signum == SIGINT || signum == SIGTERM)
+		force_quit = true;
+}
+
+static uint16_t main_rx(uint16_t port, const struct optinc_conf *c,
+			uint64_t now)
+{
+	struct optinc_port_stats *s = &optinc_ports[port].stats;
+	struct rte_mbuf *pkts[OPTINC_BURST];
+	uint64_t bytes = 0;
+	uint16_t i, nb;
+
+	nb = rte_eth_rx_burst(port, 0, pkts, OPTINC_BURST);
+	if (unlikely(nb == 0))
+		return 0;
+	for (i = 0; i < nb; i++)
+		bytes += rte_pktmbuf_pkt_len(pkts[i]);
+	OPTINC_STAT_ADD(s->rx_pkts, nb);
+	OPTINC_STAT_ADD(s->rx_bytes, bytes);
+	for (i = 0; i < nb; i++)
+		optinc_dp_input(pkts[i], port, c, now);
+	return nb;
+}
+
+/*
+ * Back off when idle: after IDLE_POLLS empty rounds sleep 1 us, then
+ * twice as long after every further empty round, up to c->idle_us. Any
+ * frame resets it. Latency cost: a frame that arrives while the loop
+ * sleeps waits for the rest of that sleep (at most idle_us).
+ */
+static void main_idle(const struct optinc_conf *c, uint32_t *empty,
+		      uint32_t *sleep_us)
+{
+	if (!c->idle_us || ++*empty < IDLE_POLLS)
+		return;
+	*sleep_us = *sleep_us ? RTE_MIN(*sleep_us * 2, c->idle_us) : 1;
+	OPTINC_STAT_INC(optinc_sw_stats.idle_sleeps);
+	OPTINC_STAT_ADD(optinc_sw_stats.idle_us, *sleep_us);
+	rte_delay_us_sleep(*sleep_us);
+}
+
+static void main_loop(const struct optinc_conf *c)
+{
+	uint32_t empty = 0, sleep_us = 0;
+	uint16_t i, nb;
+	uint64_t now;
+
+	/* the kernel's default 50 us timer slack would swamp short sleeps */
+	prctl(PR_SET_TIMERSLACK, 1000UL);
+	while (!force_quit) {
+		now = rte_rdtsc();
+		nb = 0;
+		for (i = 0; i < optinc_nb_ports; i++)
+			nb += main_rx(optinc_port_ids[i], c, now);
+		optinc_ports_flush();
+		OPTINC_STAT_INC(optinc_sw_stats.polls);
+		if (likely(nb)) {
+			empty = 0;
+			sleep_us = 0;
+			continue;
+		}
+		main_idle(c, &empty, &sleep_us);
+	}
+}
+
+static void main_banner(const struct optinc_conf *c)
+{
+	char ip[INET_ADDRSTRLEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
+	struct rte_ether_addr a;
+	unsigned int i;
+	uint16_t p;
+
+	inet_ntop(AF_INET, &c->sw.ip, ip, sizeof(ip));
+	memcpy(a.addr_bytes, c->sw.mac, RTE_ETHER_ADDR_LEN);
+	rte_ether_format_addr(mac, sizeof(mac), &a);
+	printf("optincd: switch %s mac %s udp %u, lcore %u, idle sleep up to %u us\n",
+	       ip, mac, c->udp_port, rte_lcore_id(), c->idle_us);
+	for (i = 0; i < optinc_nb_ports; i++) {
+		p = optinc_port_ids[i];
+		printf("optincd: port %u %s (%s) mtu %u max frame %u\n", p,
+		       optinc_ports[p].name, optinc_ports[p].driver,
+		       optinc_ports[p].mtu, optinc_ports[p].max_frame);
+	}
+	for (i = 0; i < c->nb_jobs; i++)
+		printf("optincd: job %u size %u bits %u mode %s%s%s window %u "
+		       "max-elems %u\n", c->jobs[i].id, c->jobs[i].size,
+		       c->jobs[i].bits,
+		       c->jobs[i].mode == OPTINC_MODE_ONN ? "onn" : "exact",
+		       c->jobs[i].table ? " table " : "",
+		       c->jobs[i].table ? c->jobs[i].table : "",
+		       c->jobs[i].window, c->jobs[i].max_elems);
+	if (rte_lcore_count() > 1)
+		printf("optincd: only lcore %u polls; the other lcores idle\n",
+		       rte_lcore_id());
+	fflush(stdout);
+}
+
+/* Ports, jobs and telemetry; on failure what was set up stays for cleanup. */
+static int main_setup(struct optinc_conf *c)
+{
+	int ret;
+
+	ret = optinc_ports_init(c);
+	if (ret)
+		return ret;
+	if (!c->mac_set)
+		memcpy(c->sw.mac, optinc_ports[optinc_port_ids[0]].mac.addr_bytes,
+		       RTE_ETHER_ADDR_LEN);
+	ret = optinc_agg_init(c);
+	if (ret)
+		return ret;
+	optinc_l2_init();
+	return optinc_tlm_init(c);
+}
+
+int main(int argc, char **argv)
+{
+	struct optinc_conf conf;
+	char **eal_argv;
+	int ret, n;
+
+	rte_set_application_usage_hook(optinc_opts_usage);
+	n = optinc_eal_args(argc, argv, &eal_argv);
+	if (n < 0) {
+		fprintf(stderr, "optincd: out of memory\n");
+		return EXIT_FAILURE;
+	}
+	ret = rte_eal_init(n, eal_argv);
+	if (ret < 0)
+		rte_exit(EXIT_FAILURE, "Invalid EAL arguments\n");
+	n -= ret;
+
+	force_quit = false;
+	signal(SIGINT, signal_handler);
+	signal(SIGTERM, signal_handler);
+
+	optinc_opts_defaults(&conf);
+	ret = optinc_opts_parse(&conf, n, eal_argv + ret);
+	if (ret == 1)
+		optinc_opts_usage(argv[0]);
+	else if (!ret)
+		ret = main_setup(&conf);
+	if (!ret) {
+		main_banner(&conf);
+		main_loop(&conf);
+		printf("optincd: stopping\n");
+	}
+
+	optinc_tlm_stop();
+	optinc_ports_close();
+	optinc_agg_free();
+	optinc_opts_free(&conf);
+	rte_eal_cleanup();
+	free(eal_argv);
+	optinc_eal_args_free();
+	return ret < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* optincd: configuration, ports, jobs and the calls between its files. */
+#ifndef OPTINCD_H
+#define OPTINCD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <optinc/core.h>
+#include "stats.h"
+
+#define OPTINCD_VERSION		"0.1"
+#define OPTINC_MAX_JOBS		64
+#define OPTINC_BURST		32
+/* Largest frame (Ethernet header to end of payload) a port carries. */
+#define OPTINC_MAX_FRAME	9216
+#define OPTINC_DEF_MTU		9000
+#define OPTINC_DEF_IDLE_US	100
+#define OPTINC_DEF_WINDOW	64
+#define OPTINC_DEF_MAX_ELEMS	8704
+#define OPTINC_MAX_WINDOW	4096
+
+struct optinc_job_conf {
+	uint16_t id;
+	uint16_t size;
+	uint8_t bits;
+	uint8_t mode;		/* OPTINC_MODE_* */
+	uint32_t token;
+	uint16_t window;
+	uint16_t max_elems;
+	char *table;		/* truth-table file (onn mode), or NULL */
+};
+
+struct optinc_conf {
+	struct optinc_endpoint sw;	/* our MAC, IPv4, UDP port (net order) */
+	bool mac_set;
+	uint16_t udp_port;		/* host order */
+	uint16_t mtu;
+	uint32_t idle_us;
+	unsigned int nb_jobs;
+	struct optinc_job_conf jobs[OPTINC_MAX_JOBS];
+};
+
+/* options.c */
+void optinc_opts_defaults(struct optinc_conf *c);
+int optinc_opts_parse(struct optinc_conf *c, int argc, char **argv);
+void optinc_opts_usage(const char *prog);
+void optinc_opts_free(struct optinc_conf *c);
+
+/* eal_args.c */
+int optinc_eal_args(int argc, char **argv, char ***out);
+void optinc_eal_args_free(void);
+
+/* port.c */
+struct optinc_port {
+	uint16_t id;
+	char name[RTE_ETH_NAME_MAX_LEN];
+	char driver[32];
+	struct rte_ether_addr mac;
+	uint16_t mtu;
+	uint16_t max_frame;	/* largest frame its mbufs hold */
+	struct rte_mempool *pool;
+	uint16_t tx_len;
+	struct rte_mbuf *tx[OPTINC_BURST];
+	struct optinc_port_stats stats;
+} __rte_cache_aligned;
+
+extern struct optinc_port optinc_ports[RTE_MAX_ETHPORTS];
+extern uint16_t optinc_port_ids[RTE_MAX_ETHPORTS];
+extern uint16_t optinc_nb_ports;
+
+int optinc_ports_init(const struct optinc_conf *c);
+void optinc_ports_close(void);
+void optinc_port_tx(uint16_t port, struct rte_mbuf *m);
+void optinc_ports_flush(void);
+struct rte_mbuf *optinc_port_alloc(uint16_t port);
+
+/* l2.c */
+void optinc_l2_init(void);
+void optinc_l2_learn(const struct rte_ether_addr *mac, uint16_t port,
+		     uint64_t now);
+int optinc_l2_lookup(const struct rte_ether_addr *mac, uint64_t now);
+void optinc_l2_forward(struct rte_mbuf *m, uint16_t in_port, uint64_t now);
+unsigned int optinc_l2_count(uint64_t now);
+unsigned int optinc_l2_capacity(void);
+
+/* arp.c */
+bool optinc_arp_input(struct rte_mbuf *m, uint16_t port,
+		      const struct optinc_conf *c);
+
+/* agg.c */
+struct optinc_agg_job {
+	struct optinc_job core;
+	struct optinc_job_conf conf;
+	struct optinc_table table;
+	void *table_buf;
+	uint32_t table_wrong;	/* entries that differ from the exact average */
+	void *mem;
+	uint16_t member_port[OPTINC_MAX_MEMBERS];	/* port its JOIN came in */
+	struct optinc_job_stats stats;
+};
+
+int optinc_agg_init(const struct optinc_conf *c);
+void optinc_agg_free(void);
+unsigned int optinc_agg_count(void);
+struct optinc_agg_job *optinc_agg_at(unsigned int i);
+struct optinc_agg_job *optinc_agg_find(uint16_t id);
+void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
+		      const struct optinc_l2l4 *l, uint64_t now);
+
+/* datapath.c */
+void optinc_dp_input(struct rte_mbuf *m, uint16_t port,
+		     const struct optinc_conf *c, uint64_t now);
+
+/* telemetry.c */
+int optinc_tlm_init(const struct optinc_conf *c);
+void optinc_tlm_stop(void);
+
+#endif /* OPTINCD_H */

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* optincd's own options (after EAL's `--`) and its config file. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <rte_ether.h>
+#include "optincd.h"
+
+struct opts_def {
+	const char *name;
+	int (*set)(struct optinc_conf *c, const char *name, const char *val);
+};
+
+/* "FILE:LINE: " while a config file is read, so errors say where. */
+static char opts_where[512];
+
+static int opts_err(const char *name, const char *val, const char *why)
+{
+	fprintf(stderr, "optincd: %s--%s '%s': %s\n", opts_where, name, val,
+		why);
+	return -EINVAL;
+}
+
+/* A decimal (or, with base 0, also 0x hex) number in [min, max]. */
+static int opts_num(const char *s, int base, unsigned long long min,
+		    unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int opts_addr(struct optinc_conf *c, const char *name, const char *val)
+{
+	if (inet_pton(AF_INET, val, &c->sw.ip) != 1)
+		return opts_err(name, val, "not an IPv4 address");
+	return 0;
+}
+
+static int opts_mac(struct optinc_conf *c, const char *name, const char *val)
+{
+	struct rte_ether_addr mac;
+
+	if (rte_ether_unformat_addr(val, &mac) ||
+	    !rte_is_valid_assigned_ether_addr(&mac))
+		return opts_err(name, val, "not a unicast Ethernet address");
+	memcpy(c->sw.mac, mac.addr_bytes, sizeof(c->sw.mac));
+	c->mac_set = true;
+	return 0;
+}
+
+static int opts_port(struct optinc_conf *c, const char *name, const char *val)
+{
+	unsigned long long v;
+
+	if (opts_num(val, 10, 1, 65535, &v))
+		return opts_err(name, val, "not a UDP port (1..65535)");
+	c->udp_port = (uint16_t)v;
+	c->sw.port = htons(c->udp_port);
+	return 0;
+}
+
+static int opts_idle(struct optinc_conf *c, const char *name, const char *val)
+{
+	unsigned long long v;
+
+	if (opts_num(val, 10, 0, 1000000, &v))
+		return opts_err(name, val, "not a time in microseconds (0..1000000)");
+	c->idle_us = (uint32_t)v;
+	return 0;
+}
+
+static int opts_mtu(struct optinc_conf *c, const char *name, const char *val)
+{
+	unsigned long long v;
+	char why[64];
+
+	snprintf(why, sizeof(why), "not an MTU (68..%u)",
+		 OPTINC_MAX_FRAME - RTE_ETHER_HDR_LEN - RTE_VLAN_HLEN);
+	if (opts_num(val, 10, 68,
+		     OPTINC_MAX_FRAME - RTE_ETHER_HDR_LEN - RTE_VLAN_HLEN, &v))
+		return opts_err(name, val, why);
+	c->mtu = (uint16_t)v;
+	return 0;
+}
+
+static const struct opts_job_num {
+	const char *key;
+	int base;
+	unsigned long long min, max;
+} opts_job_nums[] = {
+	{ "id", 10, 1, 65535 },
+	{ "size", 10, 1, OPTINC_MAX_MEMBERS },
+	{ "bits", 10, 8, 16 },
+	{ "token", 0, 0, UINT32_MAX },
+	{ "window", 10, 1, OPTINC_MAX_WINDOW },
+	{ "max-elems", 10, 1, 65535 },
+};
+
+static void opts_job_store(struct optinc_job_conf *j, unsigned int i,
+			   unsigned long long v)
+{
+	switch (i) {
+	case 0: j->id = (uint16_t)v; break;
+	case 1: j->size = (uint16_t)v; break;
+	case 2: j->bits = (uint8_t)v; break;
+	case 3: j->token = (uint32_t)v; break;
+	case 4: j->window = (uint16_t)v; break;
+	case 5: j->max_elems = (uint16_t)v; break;
+	}
+}
+
+static int opts_job_num(struct optinc_job_conf *j, const char *key,
+			const char *val, const char *spec)
+{
+	const struct opts_job_num *d;
+	unsigned long long v;
+	char why[160];
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(opts_job_nums); i++) {
+		d = &opts_job_nums[i];
+		if (strcmp(key, d->key))
+			continue;
+		if (opts_num(val, d->base, d->min, d->max, &v) ||
+		    (i == 2 && v != 8 && v != 16)) {
+			if (i == 2)
+				snprintf(why, sizeof(why), "bits=%s: must be 8 or 16", val);
+			else
+				snprintf(why, sizeof(why), "%s=%s: must be %llu..%llu",
+					 key, val, d->min, d->max);
+			return opts_err("job", spec, why);
+		}
+		opts_job_store(j, i, v);
+		return 0;
+	}
+	snprintf(why, sizeof(why), "unknown key '%s' (keys: id size bits mode "
+		 "table token window max-elems)", key);
+	return opts_err("job", spec, why);
+}
+
+/* One key=value of a job spec; @spec is the whole spec, for errors. */
+static int opts_job_key(struct optinc_job_conf *j, char *kv, bool *mode_set,
+			const char *spec)
+{
+	char why[160], *val = strchr(kv, '=');
+
+	if (!val) {
+		snprintf(why, sizeof(why), "'%s' is not key=value", kv);
+		return opts_err("job", spec, why);
+	}
+	*val++ = '\0';
+	if (!strcmp(kv, "mode")) {
+		if (strcmp(val, "exact") && strcmp(val, "onn")) {
+			snprintf(why, sizeof(why), "mode=%s: not exact or onn", val);
+			return opts_err("job", spec, why);
+		}
+		j->mode = strcmp(val, "onn") ? OPTINC_MODE_EXACT : OPTINC_MODE_ONN;
+		*mode_set = true;
+		return 0;
+	}
+	if (!strcmp(kv, "table")) {
+		free(j->table);
+		j->table = *val ? strdup(val) : NULL;
+		if (!j->table)
+			return opts_err("job", spec, "table= needs a file name");
+		return 0;
+	}
+	return opts_job_num(j, kv, val, spec);
+}
+
+/* The job as a whole: required keys, mode and table, unique id. */
+static int opts_job_check(struct optinc_conf *c, struct optinc_job_conf *j,
+			  bool mode_set, const char *spec)
+{
+	unsigned int i;
+
+	if (!j->id)
+		return opts_err("job", spec, "id= is required");
+	if (!j->size)
+		return opts_err("job", spec, "size= is required");
+	if (j->table && !mode_set)
+		j->mode = OPTINC_MODE_ONN;
+	if (j->mode == OPTINC_MODE_ONN && !j->table)
+		return opts_err("job", spec, "mode=onn needs table=FILE");
+	if (j->mode == OPTINC_MODE_EXACT && j->table)
+		return opts_err("job", spec, "table= is only used with mode=onn");
+	if (j->mode == OPTINC_MODE_ONN && j->bits != 8)
+		return opts_err("job", spec, "mode=onn needs bits=8");
+	for (i = 0; i < c->nb_jobs; i++)
+		if (c->jobs[i].id == j->id)
+			return opts_err("job", spec, "a job with this id exists");
+	if (c->nb_jobs == OPTINC_MAX_JOBS)
+		return opts_err("job", spec, "too many jobs");
+	return 0;
+}
+
+static int opts_job(struct optinc_conf *c, const char *name, const char *val)
+{
+	struct optinc_job_conf j = {
+		.bits = 8, .mode = OPTINC_MODE_EXACT,
+		.window = OPTINC_DEF_WINDOW, .max_elems = OPTINC_DEF_MAX_ELEMS,
+	};
+	char *copy = strdup(val), *tok, *save = NULL;
+	bool mode_set = false;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save))
+		ret = opts_job_key(&j, tok, &mode_set, val);
+	free(copy);
+	if (!ret)
+		ret = opts_job_check(c, &j, mode_set, val);
+	if (ret) {
+		free(j.table);
+		return ret;
+	}
+	c->jobs[c->nb_jobs++] = j;
+	return 0;
+}
+
+static int opts_config(struct optinc_conf *c, const char *name,
+		       const char *path);
+
+static const struct opts_def opts_defs[] = {
+	{ "addr", opts_addr },
+	{ "mac", opts_mac },
+	{ "port", opts_port },
+	{ "job", opts_job },
+	{ "config", opts_config },
+	{ "idle-us", opts_idle },
+	{ "mtu", opts_mtu },
+};
+
+static int opts_set(struct optinc_conf *c, const char *name, const char *val)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(opts_defs); i++) {
+		if (strcmp(name, opts_defs[i].name))
+			continue;
+		if (!val) {
+			fprintf(stderr, "optincd: %s--%s needs a value\n",
+				opts_where, name);
+			return -EINVAL;
+		}
+		return opts_defs[i].set(c, name, val);
+	}
+	fprintf(stderr, "optincd: %sunknown option '--%s' (see --help)\n",
+		opts_where, name);
+	return -EINVAL;
+}
+
+static char *opts_trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* One config line: "[--]name value" or "[--]name=value". */
+static int opts_config_line(struct optinc_conf *c, char *line)
+{
+	char *name = opts_trim(line), *val = NULL;
+	size_t n;
+
+	if (!*name || *name == '#')
+		return 0;
+	if (!strncmp(name, "--", 2))
+		name += 2;
+	n = strcspn(name, " \t=");
+	if (name[n]) {
+		name[n] = '\0';
+		val = opts_trim(name + n + 1);
+	}
+	if (!strcmp(name, "config")) {
+		fprintf(stderr, "optincd: %s--config inside a config file\n",
+			opts_where);
+		return -EINVAL;
+	}
+	return opts_set(c, name, val);
+}
+
+static int opts_config(struct optinc_conf *c, const char *name,
+		       const char *path)
+{
+	unsigned int lineno = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	int ret = 0;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f) {
+		ret = -errno;
+		return opts_err(name, path, strerror(-ret)), ret;
+	}
+	while (!ret && getline(&line, &cap, f) >= 0) {
+		snprintf(opts_where, sizeof(opts_where), "%s:%u: ", path,
+			 ++lineno);
+		ret = opts_config_line(c, line);
+	}
+	opts_where[0] = '\0';
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+void optinc_opts_defaults(struct optinc_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->udp_port = OPTINC_UDP_PORT;
+	c->sw.port = htons(OPTINC_UDP_PORT);
+	c->idle_us = OPTINC_DEF_IDLE_US;
+	c->mtu = OPTINC_DEF_MTU;
+}
+
+/**
+ * optinc_opts_parse() - read optincd's options
+ * @c:    configuration, set to defaults by optinc_opts_defaults()
+ * @argc: argument count, argv[0] being the program
+ * @argv: the arguments left after EAL's
+ *
+ * Return: 0, 1 when --help was asked for, or -EINVAL (reported).
+ */
+int optinc_opts_parse(struct optinc_conf *c, int argc, char **argv)
+{
+	int i, ret;
+
+	for (i = 1; i < argc; i++) {
+		char *arg = argv[i], *val = NULL, name[64];
+		size_t n;
+
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h"))
+			return 1;
+		if (strncmp(arg, "--", 2) || !arg[2]) {
+			fprintf(stderr, "optincd: unexpected argument '%s' "
+				"(see --help)\n", arg);
+			return -EINVAL;
+		}
+		n = strcspn(arg + 2, "=");
+		snprintf(name, sizeof(name), "%.*s", (int)n, arg + 2);
+		if (arg[2 + n])
+			val = arg + 3 + n;
+		else if (i + 1 < argc)
+			val = argv[++i];
+		ret = opts_set(c, name, val);
+		if (ret)
+			return ret;
+	}
+	if (!c->sw.ip) {
+		fprintf(stderr, "optincd: --addr is required (see --help)\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void optinc_opts_usage(const char *prog)
+{
+	printf("Usage: %s [EAL options] -- --addr IPV4 [--job SPEC]... [OPTIONS]\n"
+	       "\n"
+	       "  --addr IPV4      the switch's IPv4 address (required); ARP for it is answered\n"
+	       "  --mac MAC        the switch's Ethernet address (default: port 0's)\n"
+	       "  --port UDP       OptINC UDP port (default %u)\n"
+	       "  --job SPEC       a job, repeatable; SPEC is key=value,... with keys\n"
+	       "                   id=1..65535 (required), size=1..%u members (required),\n"
+	       "                   bits=8|16 (8), mode=exact|onn (onn when table= is given),\n"
+	       "                   table=FILE (truth table, onn mode), token=U32 (0),\n"
+	       "                   window=SLOTS (%u), max-elems=N per slot (%u)\n"
+	       "  --config FILE    read options from FILE, one per line: 'job id=1,size=4'\n"
+	       "  --idle-us N      longest sleep when idle, microseconds (%u; 0: busy-poll)\n"
+	       "  --mtu N          MTU set on ports that take one (%u)\n"
+	       "  --help           this text\n",
+	       prog, OPTINC_UDP_PORT, OPTINC_MAX_MEMBERS, OPTINC_DEF_WINDOW,
+	       OPTINC_DEF_MAX_ELEMS, OPTINC_DEF_IDLE_US, OPTINC_DEF_MTU);
+}
+
+void optinc_opts_free(struct optinc_conf *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nb_jobs; i++)
+		free(c->jobs[i].table);
+	c->nb_jobs = 0;
+}

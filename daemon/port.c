@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Ports: set-up of every EAL port, per-port mbuf pools, buffered transmit. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mempool.h>
+#include "optincd.h"
+
+#define PORT_RX_DESC	512
+#define PORT_TX_DESC	512
+#define PORT_CACHE	256
+/* mbufs beyond the rings: rx bursts, tx buffers, frames the switch builds */
+#define PORT_SPARE	(4 * OPTINC_BURST + 2 * OPTINC_MAX_MEMBERS)
+
+struct optinc_port optinc_ports[RTE_MAX_ETHPORTS];
+uint16_t optinc_port_ids[RTE_MAX_ETHPORTS];
+uint16_t optinc_nb_ports;
+
+/*
+ * The largest frame a port's mbufs hold. net_af_packet reports 1518 but
+ * receives what its ring frame holds (see eal_args.c); it needs data room
+ * for framesz - 32 bytes. Other drivers say what they take; af_xdp's
+ * figure is what makes an mbuf fit the page its umem chunk must fit in.
+ */
+static uint16_t port_max_frame(const struct rte_eth_dev_info *info)
+{
+	uint32_t len = RTE_MIN(info->max_rx_pktlen, (uint32_t)OPTINC_MAX_FRAME);
+
+	if (!strcmp(info->driver_name, "net_af_packet"))
+		return OPTINC_MAX_FRAME;
+	return (uint16_t)RTE_MAX(len, (uint32_t)RTE_ETHER_MAX_LEN);
+}
+
+/* The MTU to configure: ours, within what the driver and mbufs take. */
+static uint16_t port_mtu(const struct optinc_port *p,
+			 const struct rte_eth_dev_info *info, uint16_t want)
+{
+	uint32_t room = p->max_frame - RTE_ETHER_HDR_LEN - RTE_VLAN_HLEN;
+	uint32_t mtu = RTE_MIN((uint32_t)want, room);
+
+	mtu = RTE_MIN(mtu, (uint32_t)info->max_mtu);
+	if (info->max_rx_pktlen > RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN)
+		mtu = RTE_MIN(mtu, info->max_rx_pktlen - RTE_ETHER_HDR_LEN -
+				   RTE_ETHER_CRC_LEN);
+	return (uint16_t)RTE_MAX(mtu, (uint32_t)RTE_ETHER_MIN_MTU);
+}
+
+static int port_pool(struct optinc_port *p, uint16_t nb_rxd, uint16_t nb_txd)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	unsigned int n;
+
+	/* any port's tx buffer may hold this pool's mbufs */
+	n = nb_rxd + nb_txd + PORT_SPARE + PORT_CACHE +
+	    OPTINC_BURST * rte_eth_dev_count_avail();
+	snprintf(name, sizeof(name), "optinc_pool%u", p->id);
+	p->pool = rte_pktmbuf_pool_create(name, n, PORT_CACHE, 0,
+					  RTE_PKTMBUF_HEADROOM + p->max_frame,
+					  rte_eth_dev_socket_id(p->id));
+	if (!p->pool) {
+		fprintf(stderr, "optincd: port %u: cannot create a pool of %u "
+			"mbufs of %u bytes: %s\n", p->id, n, p->max_frame,
+			rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	return 0;
+}
+
+static int port_queues(struct optinc_port *p)
+{
+	uint16_t nb_rxd = PORT_RX_DESC, nb_txd = PORT_TX_DESC;
+	int socket = rte_eth_dev_socket_id(p->id), ret;
+
+	ret = rte_eth_dev_adjust_nb_rx_tx_desc(p->id, &nb_rxd, &nb_txd);
+	if (ret) {
+		fprintf(stderr, "optincd: port %u: adjusting descriptors: %s\n",
+			p->id, strerror(-ret));
+		return ret;
+	}
+	ret = port_pool(p, nb_rxd, nb_txd);
+	if (ret)
+		return ret;
+	ret = rte_eth_rx_queue_setup(p->id, 0, nb_rxd, socket, NULL, p->pool);
+	if (ret) {
+		fprintf(stderr, "optincd: port %u: rx queue set-up: %s\n",
+			p->id, strerror(-ret));
+		return ret;
+	}
+	ret = rte_eth_tx_queue_setup(p->id, 0, nb_txd, socket, NULL);
+	if (ret)
+		fprintf(stderr, "optincd: port %u: tx queue set-up: %s\n",
+			p->id, strerror(-ret));
+	return ret;
+}
+
+static int port_init(struct optinc_port *p, const struct optinc_conf *c)
+{
+	struct rte_eth_conf conf = { 0 };
+	struct rte_eth_dev_info info;
+	int ret;
+
+	ret = rte_eth_dev_info_get(p->id, &info);
+	if (ret) {
+		fprintf(stderr, "optincd: port %u: device info: %s\n", p->id,
+			strerror(-ret));
+		return ret;
+	}
+	rte_eth_dev_get_name_by_port(p->id, p->name);
+	snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
+	p->max_frame = port_max_frame(&info);
+	p->mtu = port_mtu(p, &info, c->mtu);
+	conf.rxmode.mtu = p->mtu;
+	ret = rte_eth_dev_configure(p->id, 1, 1, &conf);
+	if (ret) {
+		fprintf(stderr, "optincd: port %u (%s): configure with MTU %u: "
+			"%s\n", p->id, p->name, p->mtu, strerror(-ret));
+		return ret;
+	}
+	ret = port_queues(p);
+	if (ret)
+		return ret;
+	ret = rte_eth_dev_start(p->id);
+	if (ret) {
+		fprintf(stderr, "optincd: port %u (%s): start: %s\n", p->id,
+			p->name, strerror(-ret));
+		return ret;
+	}
+	ret = rte_eth_promiscuous_enable(p->id);
+	if (ret)
+		fprintf(stderr, "optincd: port %u (%s): promiscuous mode: %s "
+			"(L2 forwarding sees only frames to its MAC)\n", p->id,
+			p->name, strerror(-ret));
+	return rte_eth_macaddr_get(p->id, &p->mac);
+}
+
+/**
+ * optinc_ports_init() - configure and start every port EAL found
+ * @c: configuration (MTU)
+ *
+ * One rx and one tx queue per port, polled by the one datapath lcore.
+ *
+ * Return: 0, or a negative errno (reported).
+ */
+int optinc_ports_init(const struct optinc_conf *c)
+{
+	uint16_t id;
+	int ret;
+
+	RTE_ETH_FOREACH_DEV(id) {
+		struct optinc_port *p = &optinc_ports[id];
+
+		p->id = id;
+		ret = port_init(p, c);
+		if (ret)
+			return ret;
+		optinc_port_ids[optinc_nb_ports++] = id;
+	}
+	if (!optinc_nb_ports) {
+		fprintf(stderr, "optincd: no ports: give --vdev options or "
+			"bind NICs to a DPDK driver\n");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+void optinc_ports_close(void)
+{
+	uint16_t i, id;
+
+	for (i = 0; i < optinc_nb_ports; i++) {
+		id = optinc_port_ids[i];
+		rte_eth_dev_stop(id);
+		rte_eth_promiscuous_disable(id);
+		rte_eth_dev_close(id);
+	}
+	for (i = 0; i < optinc_nb_ports; i++)
+		rte_mempool_free(optinc_ports[optinc_port_ids[i]].pool);
+	optinc_nb_ports = 0;
+}
+
+static void port_flush(struct optinc_port *p)
+{
+	uint64_t bytes = 0;
+	uint16_t i, sent;
+
+	for (i = 0; i < p->tx_len; i++)
+		bytes += rte_pktmbuf_pkt_len(p->tx[i]);
+	sent = rte_eth_tx_burst(p->id, 0, p->tx, p->tx_len);
+	for (i = sent; i < p->tx_len; i++) {
+		bytes -= rte_pktmbuf_pkt_len(p->tx[i]);
+		rte_pktmbuf_free(p->tx[i]);
+	}
+	OPTINC_STAT_ADD(p->stats.tx_pkts, sent);
+	OPTINC_STAT_ADD(p->stats.tx_bytes, bytes);
+	if (unlikely(sent < p->tx_len))
+		OPTINC_STAT_ADD(p->stats.tx_dropped, p->tx_len - sent);
+	p->tx_len = 0;
+}
+
+/* Queue @m for sending on @port; the burst goes out when full or flushed. */
+void optinc_port_tx(uint16_t port, struct rte_mbuf *m)
+{
+	struct optinc_port *p = &optinc_ports[port];
+
+	p->tx[p->tx_len++] = m;
+	if (p->tx_len == OPTINC_BURST)
+		port_flush(p);
+}
+
+void optinc_ports_flush(void)
+{
+	uint16_t i;
+
+	for (i = 0; i < optinc_nb_ports; i++) {
+		struct optinc_port *p = &optinc_ports[optinc_port_ids[i]];
+
+		if (p->tx_len)
+			port_flush(p);
+	}
+}
+
+/* An mbuf from @port's pool, for a frame the switch builds. */
+struct rte_mbuf *optinc_port_alloc(uint16_t port)
+{
+	return rte_pktmbuf_alloc(optinc_ports[port].pool);
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * optincd counters.
+ *
+ * The datapath lcore is the only writer of every counter; the telemetry
+ * thread reads them while the lcore runs. Each counter is a naturally
+ * aligned uint64_t that the writer updates with a relaxed atomic store of
+ * (old + n) and readers load with a relaxed atomic load: a reader never
+ * sees a torn value and the writer needs no locked instruction (both are
+ * plain moves on x86-64). Counters only grow; a reader may see one counter
+ * of a group a few frames ahead of another.
+ */
+#ifndef OPTINCD_STATS_H
+#define OPTINCD_STATS_H
+
+#include <stdint.h>
+#include <rte_common.h>
+#include <optinc/core.h>
+
+#define OPTINC_STAT_ADD(c, n) \
+	__atomic_store_n(&(c), (c) + (uint64_t)(n), __ATOMIC_RELAXED)
+#define OPTINC_STAT_INC(c)	OPTINC_STAT_ADD(c, 1)
+#define OPTINC_STAT_GET(c)	__atomic_load_n(&(c), __ATOMIC_RELAXED)
+
+/* Per port: what the switch received, sent and dropped there. */
+struct optinc_port_stats {
+	uint64_t rx_pkts;
+	uint64_t rx_bytes;
+	uint64_t rx_dropped;	/* received, then dropped by the switch */
+	uint64_t tx_pkts;
+	uint64_t tx_bytes;
+	uint64_t tx_dropped;	/* queued for sending, refused by the port */
+} __rte_cache_aligned;
+
+/* Per member of a job (by rank); bytes are whole Ethernet frames. */
+struct optinc_member_stats {
+	uint64_t frames_in;
+	uint64_t bytes_in;
+	uint64_t frames_out;
+	uint64_t bytes_out;
+};
+
+/* Per job; bytes are whole Ethernet frames (no FCS). */
+struct optinc_job_stats {
+	uint64_t slots_completed;
+	uint64_t frames_in;	/* every frame naming this job */
+	uint64_t bytes_in;
+	uint64_t frames_out;	/* results, JOIN_ACKs and NACKs sent */
+	uint64_t bytes_out;
+	uint64_t resends;	/* results sent again to one rank */
+	uint64_t joins;		/* JOINs accepted */
+	uint64_t join_acks;
+	uint64_t nacks;
+	uint64_t tx_errors;	/* no mbuf, or a frame too big for the port */
+	uint64_t drops[OPTINC_DROP_NR];
+	struct optinc_member_stats member[OPTINC_MAX_MEMBERS];
+} __rte_cache_aligned;
+
+/* Switch-wide: L2 forwarding, ARP, idle back-off, drops of no job. */
+struct optinc_sw_stats {
+	uint64_t polls;		/* loop rounds over all ports */
+	uint64_t idle_sleeps;
+	uint64_t idle_us;	/* time asked to sleep in total */
+	uint64_t l2_forwarded;	/* unicast to a learned port */
+	uint64_t l2_flooded;	/* unknown, broadcast or multicast */
+	uint64_t l2_filtered;	/* destination on the port it came from */
+	uint64_t fdb_learned;
+	uint64_t fdb_moved;
+	uint64_t arp_replies;
+	uint64_t to_switch_other; /* to our MAC, neither ARP nor OptINC */
+	uint64_t runts;		/* shorter than an Ethernet header */
+	uint64_t nacks;		/* NACKs for jobs that do not exist */
+	uint64_t tx_errors;
+	uint64_t drops[OPTINC_DROP_NR];	/* OptINC frames of no known job */
+} __rte_cache_aligned;
+
+extern struct optinc_sw_stats optinc_sw_stats;
+
+#endif /* OPTINCD_STATS_H */
