@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# lib: liboptinc, the application library (shared and static) with the
+# core archive inside, its pkg-config file, and its tests in selftests/lib.
+
+LIB_SRCS := lib/error.c lib/env.c lib/comm.c lib/join.c lib/transport.c \
+	    lib/transport_udp.c lib/pipe.c lib/allreduce.c
+LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
+
+LIB_HDR	 := lib/include/optinc/optinc.h
+LIB_VERSION := $(shell sed -n 's/^\#define OPTINC_LIB_\(MAJOR\|MINOR\|PATCH\)[[:space:]]*\([0-9]*\).*/\2/p' $(LIB_HDR) | paste -sd.)
+LIB_SONAME := liboptinc.so.$(firstword $(subst ., ,$(LIB_VERSION)))
+LIB_SO_REAL := $(O)/lib/liboptinc.so.$(LIB_VERSION)
+LIB_SO	 := $(O)/lib/liboptinc.so
+LIB_A	 := $(O)/lib/liboptinc.a
+LIB_PC	 := $(O)/lib/optinc.pc
+LIB_MAP	 := lib/liboptinc.map
+
+$(LIB_OBJS): EXTRA_CFLAGS += -fPIC -fvisibility=hidden
+
+$(LIB_SO_REAL): $(LIB_OBJS) $(CORE_LIB) $(LIB_MAP)
+	$(call msg,LD,$@)
+	$(Q)$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-soname,$(LIB_SONAME) \
+		-Wl,--version-script=$(LIB_MAP) -Wl,-z,defs \
+		-o $@ $(LIB_OBJS) $(CORE_LIB) -lm
+
+$(O)/lib/$(LIB_SONAME) $(LIB_SO): $(LIB_SO_REAL)
+	$(call msg,LN,$@)
+	$(Q)ln -sf $(notdir $<) $@
+
+# the core's objects go in too, so that -loptinc is all a static link needs
+$(LIB_A): $(LIB_OBJS) $(CORE_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $^
+
+# regenerated when PREFIX or LIBDIR change, rewritten only when it differs
+$(LIB_PC): lib/optinc.pc.in FORCE
+	@mkdir -p $(dir $@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@VERSION@|$(LIB_VERSION)|' $< > $@.tmp
+	$(Q)if cmp -s $@.tmp $@; then rm -f $@.tmp; \
+	    else mv $@.tmp $@; printf '  %-7s %s\n' GEN $@; fi
+
+.PHONY: FORCE
+FORCE:
+
+ALL_TARGETS += $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(LIB_SO) $(LIB_A) \
+	       $(LIB_PC)
+LIBS += $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(LIB_SO) $(LIB_A)
+PCFILE := $(LIB_PC)
+
+# ---- tests: a loopback UDP switch on core's state machine, ranks as threads
+
+LIBTEST_HARNESS := $(O)/selftests/lib/udpswitch.o $(O)/selftests/lib/libtest.o
+LIBTEST_PROGS := $(O)/selftests/lib/lib_api $(O)/selftests/lib/lib_allreduce
+LIBTEST_LINK := $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
+
+$(LIBTEST_PROGS): %: %.o $(LIBTEST_HARNESS) $(LIBTEST_LINK)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBTEST_HARNESS) \
+		$(O)/lib/$(LIB_SONAME) $(CORE_LIB) \
+		-Wl,-rpath,'$$ORIGIN/../../lib' -lpthread -lm
+
+ALL_TARGETS += $(LIBTEST_PROGS)
+TEST_PROGS += $(LIBTEST_PROGS) selftests/lib/exports.sh

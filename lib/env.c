@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-3-Clause)
+/* A communicator's settings: options first, then the environment, then defaults. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport.h"
+
+#define ENV_NONE	(~0UL)	/* no default: must be given */
+
+struct env_spec {
+	const char *opt;		/* field of struct optinc_opts */
+	const char *const *env;		/* variables, first set wins */
+	unsigned long min, max, def;
+	int base;
+};
+
+/* A resolved number and where it came from, for messages. */
+struct env_val {
+	unsigned long v;
+	int set;
+	char from[64];
+};
+
+#define ENVS(...)	((const char *const[]){ __VA_ARGS__, NULL })
+
+static const struct env_spec env_rank = { "rank",
+	ENVS("OPTINC_RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"),
+	0, 65535, ENV_NONE, 10 };
+static const struct env_spec env_size = { "size",
+	ENVS("OPTINC_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"),
+	1, OPTINC_MAX_MEMBERS, ENV_NONE, 10 };
+static const struct env_spec env_job = { "job", ENVS("OPTINC_JOB"),
+	1, 65535, 1, 10 };
+static const struct env_spec env_token = { "token", ENVS("OPTINC_TOKEN"),
+	0, 0xffffffffUL, 0, 0 };
+static const struct env_spec env_bits = { "bits", ENVS("OPTINC_BITS"),
+	1, 255, 8, 10 };
+static const struct env_spec env_timeout = { "timeout_ms",
+	ENVS("OPTINC_TIMEOUT_MS"), 1, 86400000, 10000, 10 };
+static const struct env_spec env_retx = { "retx_ms", ENVS("OPTINC_RETX_MS"),
+	1, 60000, 20, 10 };
+static const struct env_spec env_window = { "window", ENVS("OPTINC_WINDOW"),
+	1, 65535, 64, 10 };
+static const struct env_spec env_mtu = { "mtu", ENVS("OPTINC_MTU"),
+	128, 65535, 9000, 10 };
+static const struct env_spec env_block = { "block", ENVS("OPTINC_BLOCK"),
+	1, 65535, 256, 10 };
+
+static int env_parse(const char *s, int base, unsigned long *v)
+{
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+' || isspace((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*v = strtoul(s, &end, base);
+	return (errno || *end) ? -1 : 0;
+}
+
+static int env_range(struct optinc_comm *c, const struct env_spec *sp,
+		     const struct env_val *ev)
+{
+	if (ev->v >= sp->min && ev->v <= sp->max)
+		return 0;
+	return optinc_seterr(c, OPTINC_ERR_INVALID, "%s: must be in [%lu, %lu]",
+			     ev->from, sp->min, sp->max);
+}
+
+/* Resolve one number: @optval when @opt_set, else the environment, else default. */
+static int env_get(struct optinc_comm *c, const struct env_spec *sp,
+		   int opt_set, unsigned long optval, struct env_val *ev)
+{
+	const char *const *n;
+	const char *s;
+
+	ev->set = 1;
+	if (opt_set) {
+		ev->v = optval;
+		snprintf(ev->from, sizeof(ev->from), "opts.%s=%lu", sp->opt,
+			 optval);
+		return env_range(c, sp, ev);
+	}
+	for (n = sp->env; *n; n++) {
+		s = getenv(*n);
+		if (!s)
+			continue;
+		snprintf(ev->from, sizeof(ev->from), "%s=%.32s", *n, s);
+		if (env_parse(s, sp->base, &ev->v))
+			return optinc_seterr(c, OPTINC_ERR_INVALID,
+					     "%s: not a number", ev->from);
+		return env_range(c, sp, ev);
+	}
+	ev->set = sp->def != ENV_NONE;
+	ev->v = sp->def;
+	snprintf(ev->from, sizeof(ev->from), "%s (default %lu)", sp->opt,
+		 sp->def);
+	return 0;
+}
+
+static int env_uint(struct optinc_comm *c, const struct env_spec *sp,
+		    unsigned int optval, unsigned int *out, char *from,
+		    size_t from_len)
+{
+	struct env_val ev;
+	int err;
+
+	err = env_get(c, sp, optval != 0, optval, &ev);
+	if (err)
+		return err;
+	*out = ev.v;
+	if (from)
+		snprintf(from, from_len, "%s", ev.from);
+	return 0;
+}
+
+/* rank and size: -1 in the options means "from the environment". */
+static int env_member(struct optinc_comm *c, const struct env_spec *sp,
+		      int optval, struct env_val *ev)
+{
+	if (optval < -1)
+		return optinc_seterr(c, OPTINC_ERR_INVALID,
+				     "opts.%s=%d: must be >= 0, or -1 to read the environment",
+				     sp->opt, optval);
+	if (env_get(c, sp, optval >= 0, optval, ev))
+		return OPTINC_ERR_INVALID;
+	if (!ev->set)
+		return optinc_seterr(c, OPTINC_ERR_INVALID,
+				     "%s not set: set opts.%s or %s (or %s, %s, %s)",
+				     sp->opt, sp->opt, sp->env[0], sp->env[1],
+				     sp->env[2], sp->env[3]);
+	return 0;
+}
+
+static int env_rank_size(struct optinc_comm *c, const struct optinc_opts *o)
+{
+	struct env_val rank, size;
+
+	if (env_member(c, &env_rank, o->rank, &rank) ||
+	    env_member(c, &env_size, o->size, &size))
+		return OPTINC_ERR_INVALID;
+	if (rank.v >= size.v)
+		return optinc_seterr(c, OPTINC_ERR_INVALID,
+				     "%s: rank out of range for size %lu (%s)",
+				     rank.from, size.v, size.from);
+	c->cfg.rank = rank.v;
+	c->cfg.size = size.v;
+	return 0;
+}
+
+/* "a.b.c.d[:port]" into @sa; port @def_port when not given. */
+static int env_addr(struct optinc_comm *c, const char *from, const char *s,
+		    unsigned int def_port, struct sockaddr_in *sa)
+{
+	char host[INET_ADDRSTRLEN];
+	const char *colon = strchr(s, ':');
+	size_t hl = colon ? (size_t)(colon - s) : strlen(s);
+	unsigned long port = def_port;
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	if (hl >= sizeof(host))
+		goto bad;
+	memcpy(host, s, hl);
+	host[hl] = '\0';
+	if (inet_pton(AF_INET, host, &sa->sin_addr) != 1)
+		goto bad;
+	if (colon && (env_parse(colon + 1, 10, &port) || !port ||
+		      port > 65535))
+		goto bad;
+	sa->sin_port = htons(port);
+	return 0;
+bad:
+	return optinc_seterr(c, OPTINC_ERR_INVALID,
+			     "%s=%.40s: not an IPv4 address[:port]", from, s);
+}
+
+static int env_switch(struct optinc_comm *c, const struct optinc_opts *o)
+{
+	const char *s = o->switch_addr, *from = "opts.switch_addr";
+	int err;
+
+	if (!s) {
+		s = getenv("OPTINC_SWITCH");
+		from = "OPTINC_SWITCH";
+	}
+	if (!s)
+		return optinc_seterr(c, OPTINC_ERR_INVALID,
+				     "switch address not set: set opts.switch_addr or OPTINC_SWITCH=ip[:port]");
+	err = env_addr(c, from, s, OPTINC_UDP_PORT, &c->cfg.sw);
+	if (err)
+		return err;
+	snprintf(c->cfg.sw_str, sizeof(c->cfg.sw_str), "%s:%u",
+		 inet_ntoa(c->cfg.sw.sin_addr), ntohs(c->cfg.sw.sin_port));
+	return 0;
+}
+
+static int env_bind(struct optinc_comm *c, const struct optinc_opts *o)
+{
+	const char *s = o->bind_addr, *from = "opts.bind_addr";
+
+	if (!s) {
+		s = getenv("OPTINC_BIND");
+		from = "OPTINC_BIND";
+	}
+	if (s)
+		return env_addr(c, from, s, 0, &c->cfg.bind);
+	c->cfg.bind.sin_family = AF_INET;
+	c->cfg.bind.sin_addr.s_addr = htonl(INADDR_ANY);
+	return 0;
+}
+
+static int env_algo(struct optinc_comm *c, const struct optinc_opts *o)
+{
+	const char *s = getenv("OPTINC_ALGO");
+	char from[64];
+	int algo = o->algo;
+
+	snprintf(from, sizeof(from), "opts.algo=%d", algo);
+	if (algo == -1 && s) {
+		snprintf(from, sizeof(from), "OPTINC_ALGO=%.32s", s);
+		algo = !strcmp(s, "optinc") ? OPTINC_ALGO_OPTINC :
+		       !strcmp(s, "ring") ? OPTINC_ALGO_RING : -2;
+	}
+	if (algo == -1 || algo == OPTINC_ALGO_OPTINC)
+		return 0;
+	if (algo == OPTINC_ALGO_RING)
+		return optinc_seterr(c, OPTINC_ERR_UNSUPPORTED,
+				     "%s: the ring algorithm is not built into this library",
+				     from);
+	return optinc_seterr(c, OPTINC_ERR_INVALID,
+			     "%s: unknown algorithm (optinc, ring)", from);
+}
+
+static int env_transport(struct optinc_comm *c, const struct optinc_opts *o)
+{
+	const char *s = o->transport, *from = "opts.transport";
+
+	if (!s && (s = getenv("OPTINC_TRANSPORT")))
+		from = "OPTINC_TRANSPORT";
+	if (!s || !strcmp(s, optinc_udp_ops.name)) {
+		c->cfg.xops = &optinc_udp_ops;
+		return 0;
+	}
+	if (!strcmp(s, "afxdp"))
+		return optinc_seterr(c, OPTINC_ERR_UNSUPPORTED,
+				     "%s=afxdp: transport not built into this library",
+				     from);
+	return optinc_seterr(c, OPTINC_ERR_INVALID,
+			     "%s=%.32s: unknown transport (udp, afxdp)", from, s);
+}
+
+/* Copy the caller's options, which may come from an older or newer header. */
+static int env_copy_opts(struct optinc_comm *c, const struct optinc_opts *o,
+			 struct optinc_opts *dst)
+{
+	OPTINC_OPTS(def);
+	const unsigned char *p = (const unsigned char *)o;
+	size_t i;
+
+	*dst = def;
+	if (!o)
+		return 0;
+	if (o->sz < sizeof(o->sz))
+		return optinc_seterr(c, OPTINC_ERR_INVALID,
+				     "opts.sz=%zu: set it to sizeof(struct optinc_opts) (OPTINC_OPTS() does)",
+				     o->sz);
+	for (i = sizeof(*o); i < o->sz; i++)
+		if (p[i])
+			return optinc_seterr(c, OPTINC_ERR_INVALID,
+					     "opts.sz=%zu: sets options this library (%u) does not know",
+					     o->sz, optinc_version());
+	memcpy(dst, o, OPTINC_MIN(o->sz, sizeof(*dst)));
+	return 0;
+}
+
+/* The largest frame must hold one block of 32-bit results and its scale. */
+static int env_check_fit(struct optinc_comm *c, const char *mtu_from,
+			 const char *block_from)
+{
+	struct optinc_cfg *cfg = &c->cfg;
+	unsigned int room = cfg->mtu - OPTINC_IP_UDP_LEN - OPTINC_HDR_LEN;
+
+	if (OPTINC_SCALES_LEN(1) + 4 * cfg->block <= room)
+		return 0;
+	return optinc_seterr(c, OPTINC_ERR_INVALID,
+			     "%s: a frame of %s holds %u payload bytes, too few for one block (4 bytes per value + 4)",
+			     block_from, mtu_from, room);
+}
+
+static int env_numbers(struct optinc_comm *c, const struct optinc_opts *o)
+{
+	struct optinc_cfg *cfg = &c->cfg;
+	char bits_from[64], mtu_from[64], block_from[64];
+	unsigned int job, token;
+	int err;
+
+	err = env_uint(c, &env_job, o->job, &job, NULL, 0) ?:
+	      env_uint(c, &env_token, o->token, &token, NULL, 0) ?:
+	      env_uint(c, &env_bits, o->bits, &cfg->bits, bits_from,
+		       sizeof(bits_from)) ?:
+	      env_uint(c, &env_timeout, o->timeout_ms, &cfg->timeout_ms,
+		       NULL, 0) ?:
+	      env_uint(c, &env_retx, o->retx_ms, &cfg->retx_ms, NULL, 0) ?:
+	      env_uint(c, &env_window, o->window, &cfg->window, NULL, 0) ?:
+	      env_uint(c, &env_mtu, o->mtu, &cfg->mtu, mtu_from,
+		       sizeof(mtu_from)) ?:
+	      env_uint(c, &env_block, o->block, &cfg->block, block_from,
+		       sizeof(block_from));
+	if (err)
+		return err;
+	cfg->job = job;
+	cfg->token = token;
+	if (cfg->bits != 8 && cfg->bits != 16)
+		return optinc_seterr(c, OPTINC_ERR_INVALID,
+				     "%s: must be 8 or 16", bits_from);
+	return env_check_fit(c, mtu_from, block_from);
+}
+
+/**
+ * optinc_cfg_resolve() - fill c->cfg from @o, the environment and defaults
+ * Return: 0 or a result code with c->errmsg naming the option or variable.
+ */
+int optinc_cfg_resolve(struct optinc_comm *c, const struct optinc_opts *o)
+{
+	struct optinc_opts opts;
+
+	return env_copy_opts(c, o, &opts) ?:
+	       env_rank_size(c, &opts) ?:
+	       env_switch(c, &opts) ?:
+	       env_bind(c, &opts) ?:
+	       env_numbers(c, &opts) ?:
+	       env_algo(c, &opts) ?:
+	       env_transport(c, &opts);
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-3-Clause) */
+/*
+ * liboptinc internals shared by the library's files; never installed.
+ * Non-static names start with optinc_ but only the functions listed in
+ * liboptinc.map leave the shared object.
+ */
+#ifndef OPTINC_LIB_INTERNAL_H
+#define OPTINC_LIB_INTERNAL_H
+
+#include <netinet/in.h>
+#include <time.h>
+#include <linux/types.h>
+
+#include <optinc/optinc.h>
+#include <optinc/wire.h>
+#include <optinc/core.h>
+
+#define OPTINC_ERRMSG_LEN	256
+#define OPTINC_JOIN_EVERY_MS	100	/* JOIN retransmission period */
+#define OPTINC_RETX_CAP_MS	500	/* retransmission back-off cap */
+#define OPTINC_RX_BATCH		32	/* frames read per receive call */
+#define OPTINC_IP_UDP_LEN	(20 + 8)
+
+#define OPTINC_MIN(a, b)	((a) < (b) ? (a) : (b))
+#define OPTINC_MAX(a, b)	((a) > (b) ? (a) : (b))
+#define OPTINC_DIV_UP(a, b)	(((a) + (b) - 1) / (b))
+
+struct optinc_xport_ops;
+
+/* A communicator's settings, resolved from options, environment, defaults. */
+struct optinc_cfg {
+	int rank;
+	int size;
+	struct sockaddr_in sw;		/* switch address */
+	struct sockaddr_in bind;	/* local address (INADDR_ANY, port 0) */
+	char sw_str[32];		/* "a.b.c.d:port", for messages */
+	__u16 job;
+	__u32 token;
+	unsigned int bits;
+	unsigned int timeout_ms;
+	unsigned int retx_ms;
+	unsigned int window;
+	unsigned int mtu;
+	unsigned int block;
+	const struct optinc_xport_ops *xops;
+};
+
+/* One frame to send or a receive buffer: @len is the bytes in @buf. */
+struct optinc_pkt {
+	void *buf;
+	__u32 len;
+};
+
+/* A frame in flight: when it was first and last sent, how long to wait. */
+struct optinc_pending {
+	__u64 first_us, sent_us;
+	__u32 backoff_us;
+	__u32 len;
+	int done;
+	int resent;	/* retransmitted: its round trip is no sample (Karn) */
+};
+
+/* Round-trip estimate (Jacobson/Karels) that sets the first timeout. */
+struct optinc_rtt {
+	__u32 srtt_us, rttvar_us;
+	__u32 rto_us;	/* retransmission timeout of a fresh frame */
+};
+
+/* A transport's handle; each transport embeds it in its own state. */
+struct optinc_xport {
+	const struct optinc_xport_ops *ops;
+	int icmp_refused;	/* the switch's host answered "port unreachable" */
+};
+
+struct optinc_comm {
+	struct optinc_cfg cfg;
+	struct optinc_xport *xp;
+	__u16 sw_window;	/* the job's slots (JOIN_ACK) */
+	__u16 sw_max_elems;	/* elements one slot holds (JOIN_ACK) */
+	unsigned int window;	/* frames in flight: min(cfg.window, sw_window) */
+	__u32 seq;		/* seq of the next frame */
+	int failed;		/* result code of a call that left seq in doubt */
+	__s8 *exps;		/* per-block exponents of the current call */
+	size_t exps_cap;
+	__u8 *tx;		/* window frames of tx_room bytes */
+	__u32 tx_room;
+	struct optinc_pending *pend;	/* window entries, frame i at i % window */
+	struct optinc_pkt *txp;		/* window entries, for batched sends */
+	struct optinc_rtt rtt;
+	__u8 *rx;		/* OPTINC_RX_BATCH buffers of rx_room bytes */
+	__u32 rx_room;
+	struct optinc_pkt rxp[OPTINC_RX_BATCH];
+	struct optinc_comm_stats st;
+	char errmsg[OPTINC_ERRMSG_LEN];
+};
+
+/* error.c */
+int optinc_seterr(struct optinc_comm *c, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void optinc_keep_create_err(const char *msg);
+
+/* env.c */
+int optinc_cfg_resolve(struct optinc_comm *c, const struct optinc_opts *o);
+
+/* join.c */
+int optinc_join(struct optinc_comm *c);
+
+/* transport.c: stats-keeping wrappers around the transport's ops */
+int optinc_xmit(struct optinc_comm *c, const struct optinc_pkt *p,
+		unsigned int n);
+int optinc_recv(struct optinc_comm *c, int timeout_ms);
+
+static inline __u64 optinc_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000 + (__u64)ts.tv_nsec / 1000;
+}
+
+static inline __u64 optinc_now_ms(void)
+{
+	return optinc_now_us() / 1000;
+}
+
+#endif /* OPTINC_LIB_INTERNAL_H */

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-3-Clause)
+/*
+ * Sending a phase's frames through the switch: a sliding window of frames
+ * in flight, retransmission with exponential back-off, results matched to
+ * frames by seq. Frame seq0 + i may go out once frame i - window is done,
+ * which is what lets the switch reuse a slot's other copy (CONTRACT.md).
+ */
+#include <string.h>
+
+#include "pipe.h"
+
+struct pipe_state {
+	__u32 seq0;
+	__u32 low;	/* first frame without its result */
+	__u32 next;	/* first frame not sent yet */
+	__u64 sync_us;	/* first result came: every rank was in the call */
+	__u64 rx_us;	/* last result (or the start) */
+};
+
+/**
+ * optinc_frame_elems() - elements per frame for a phase
+ * @bytes: the larger of the bytes per element sent and received
+ * @block: elements per scale, 0 for frames without scales
+ * Return: the largest count (a multiple of @block) whose frame fits the
+ * MTU, the switch's slot size and OPTINC_MAX_SCALES; 0 if none does.
+ */
+__u32 optinc_frame_elems(const struct optinc_comm *c, unsigned int bytes,
+			 unsigned int block)
+{
+	__u32 room = c->cfg.mtu - OPTINC_IP_UDP_LEN - OPTINC_HDR_LEN;
+	__u32 k;
+
+	if (!block)
+		return OPTINC_MIN(room / bytes, c->sw_max_elems);
+	k = OPTINC_MIN(c->sw_max_elems / block, OPTINC_MAX_SCALES);
+	while (k && OPTINC_SCALES_LEN(k) + k * block * bytes > room)
+		k--;
+	return k * block;
+}
+
+static __u32 pipe_frame_n(const struct optinc_phase *p, __u32 i)
+{
+	return OPTINC_MIN(p->per_frame, p->count - i * p->per_frame);
+}
+
+static __u8 pipe_nscale(const struct optinc_phase *p, __u32 n)
+{
+	return p->block ? OPTINC_DIV_UP(n, p->block) : 0;
+}
+
+static __u8 *pipe_buf(const struct optinc_comm *c, __u32 i)
+{
+	return c->tx + (size_t)(i % c->window) * c->tx_room;
+}
+
+static void pipe_build(struct optinc_comm *c, const struct optinc_phase *p,
+		       const struct pipe_state *ps, __u32 i)
+{
+	__u8 *buf = pipe_buf(c, i);
+	__u32 n = pipe_frame_n(p, i), seq = ps->seq0 + i;
+	struct optinc_msg m = {
+		.type = OPTINC_T_DATA, .job = c->cfg.job, .rank = c->cfg.rank,
+		.token = c->cfg.token, .seq = seq,
+		.slot = seq % c->sw_window,
+		.flags = (seq / c->sw_window) & 1 ? OPTINC_F_SHADOW : 0,
+		.op = p->op, .count = n, .bits = p->bits,
+		.nscale = pipe_nscale(p, n), .block = p->block,
+	};
+	__s8 *scales = (__s8 *)(buf + OPTINC_HDR_LEN);
+	struct optinc_pending *pd = &c->pend[i % c->window];
+
+	optinc_hdr_fill((struct optinc_hdr *)buf, &m);
+	memset(scales, 0, OPTINC_SCALES_LEN(m.nscale));
+	p->fill(p, i, n, scales,
+		(__u8 *)scales + OPTINC_SCALES_LEN(m.nscale));
+	pd->len = OPTINC_HDR_LEN + optinc_msg_payload_len(m.bits, n, m.nscale);
+	pd->done = 0;
+}
+
+static __u32 pipe_cap_us(const struct optinc_comm *c)
+{
+	return 1000 * OPTINC_MAX(OPTINC_RETX_CAP_MS, c->cfg.retx_ms);
+}
+
+/* RFC 6298 with retx_ms as the floor: the timeout follows queueing delay. */
+static void pipe_rtt_sample(struct optinc_comm *c, __u32 us)
+{
+	struct optinc_rtt *r = &c->rtt;
+	__u32 dev;
+
+	if (!r->srtt_us) {
+		r->srtt_us = us ? us : 1;
+		r->rttvar_us = us / 2;
+	} else {
+		dev = r->srtt_us > us ? r->srtt_us - us : us - r->srtt_us;
+		r->rttvar_us = (3 * r->rttvar_us + dev) / 4;
+		r->srtt_us = (7 * r->srtt_us + us) / 8;
+	}
+	r->rto_us = OPTINC_MIN(OPTINC_MAX(r->srtt_us + 4 * r->rttvar_us,
+					  1000 * c->cfg.retx_ms),
+			       pipe_cap_us(c));
+}
+
+/*
+ * Sample only frames sent once every rank was in the call (Karn's rule
+ * too): how late the last rank arrives is no round trip.
+ */
+static void pipe_rtt_update(struct optinc_comm *c, struct pipe_state *ps,
+			    const struct optinc_pending *pd)
+{
+	__u64 now = optinc_now_us();
+
+	ps->rx_us = now;
+	if (!ps->sync_us)
+		ps->sync_us = now;
+	else if (!pd->resent && pd->first_us >= ps->sync_us)
+		pipe_rtt_sample(c, now - pd->first_us);
+}
+
+static void pipe_arm(struct optinc_comm *c, struct optinc_pending *pd,
+		     __u64 now)
+{
+	pd->first_us = pd->sent_us = now;
+	pd->resent = 0;
+	pd->backoff_us = c->rtt.rto_us ? c->rtt.rto_us : 1000 * c->cfg.retx_ms;
+}
+
+/*
+ * A frame is overdue once its timeout has passed since it was sent and
+ * since the last result came: while results flow, the frames behind are
+ * queued, not lost (a window sent in one burst drains one by one).
+ */
+static __u64 pipe_due(const struct pipe_state *ps,
+		      const struct optinc_pending *pd)
+{
+	return OPTINC_MAX(pd->sent_us, ps->rx_us) + pd->backoff_us;
+}
+
+/* Send every frame the window allows. */
+static int pipe_fill(struct optinc_comm *c, const struct optinc_phase *p,
+		     struct pipe_state *ps)
+{
+	__u64 now = optinc_now_us();
+	unsigned int n = 0;
+
+	while (ps->next < p->nframes && ps->next < ps->low + c->window) {
+		pipe_build(c, p, ps, ps->next);
+		pipe_arm(c, &c->pend[ps->next % c->window], now);
+		c->txp[n].buf = pipe_buf(c, ps->next);
+		c->txp[n].len = c->pend[ps->next % c->window].len;
+		n++;
+		ps->next++;
+	}
+	return n ? optinc_xmit(c, c->txp, n) : 0;
+}
+
+static int pipe_timeout(struct optinc_comm *c, __u32 seq)
+{
+	return optinc_seterr(c, OPTINC_ERR_TIMEOUT,
+			     "allreduce: no result for seq %u after %u ms (switch %s); a rank may be missing",
+			     seq, c->cfg.timeout_ms, c->cfg.sw_str);
+}
+
+/* Re-send frames whose result is overdue; fail the ones overdue for good. */
+static int pipe_retx(struct optinc_comm *c, const struct pipe_state *ps)
+{
+	__u64 now = optinc_now_us(), limit = 1000ULL * c->cfg.timeout_ms;
+	struct optinc_pending *pd;
+	unsigned int n = 0;
+	__u32 i;
+
+	for (i = ps->low; i < ps->next; i++) {
+		pd = &c->pend[i % c->window];
+		if (pd->done)
+			continue;
+		if (now - pd->first_us >= limit)
+			return pipe_timeout(c, ps->seq0 + i);
+		if (pipe_due(ps, pd) > now)
+			continue;
+		pd->resent = 1;
+		pd->sent_us = now;
+		pd->backoff_us = OPTINC_MIN(2 * pd->backoff_us, pipe_cap_us(c));
+		c->txp[n].buf = pipe_buf(c, i);
+		c->txp[n].len = pd->len;
+		n++;
+	}
+	c->st.retransmits += n;
+	return n ? optinc_xmit(c, c->txp, n) : 0;
+}
+
+/* Milliseconds (rounded up) until the next frame is due again. */
+static int pipe_wait_ms(const struct optinc_comm *c,
+			const struct pipe_state *ps)
+{
+	__u64 now = optinc_now_us(), due = now + 1000ULL * c->cfg.timeout_ms;
+	const struct optinc_pending *pd;
+	__u32 i;
+
+	for (i = ps->low; i < ps->next; i++) {
+		pd = &c->pend[i % c->window];
+		if (!pd->done)
+			due = OPTINC_MIN(due, OPTINC_MIN(pipe_due(ps, pd),
+				pd->first_us + 1000ULL * c->cfg.timeout_ms));
+	}
+	return due > now ? (int)((due - now + 999) / 1000) : 0;
+}
+
+/* A result must have the shape and scales of the frame it answers. */
+static int pipe_check(struct optinc_comm *c, const struct optinc_phase *p,
+		      __u32 i, const struct optinc_msg *m)
+{
+	__u32 n = pipe_frame_n(p, i);
+	__u8 ns = pipe_nscale(p, n);
+	const __u8 *sent = pipe_buf(c, i) + OPTINC_HDR_LEN;
+
+	if (m->op == p->op && m->bits == p->rbits && m->count == n &&
+	    m->nscale == ns && (!ns || (m->block == p->block &&
+					!memcmp(m->scales, sent, ns))))
+		return 0;
+	return optinc_seterr(c, OPTINC_ERR_PROTO,
+			     "allreduce: switch %s answered seq %u with op %u, %u bits, %u elements, %u scales of %u (sent op %u, %u elements, %u scales of %u; want %u result bits)%s",
+			     c->cfg.sw_str, m->seq, m->op, m->bits, m->count,
+			     m->nscale, m->block, p->op, n, ns, p->block,
+			     p->rbits, m->nscale == ns && ns ?
+			     "; scales differ" : "");
+}
+
+static int pipe_rx(struct optinc_comm *c, const struct optinc_phase *p,
+		   struct pipe_state *ps, const struct optinc_pkt *pkt)
+{
+	struct optinc_pending *pd;
+	struct optinc_msg m;
+	__u32 i;
+	int err;
+
+	if (optinc_msg_parse(pkt->buf, pkt->len, &m) != OPTINC_DROP_NONE ||
+	    m.type != OPTINC_T_RESULT || m.job != c->cfg.job) {
+		c->st.frames_ignored++;
+		return 0;
+	}
+	i = m.seq - ps->seq0;
+	if (i >= ps->next) {
+		if (optinc_seq_after(ps->seq0, m.seq))
+			c->st.dup_results++;
+		else
+			c->st.frames_ignored++;
+		return 0;
+	}
+	pd = &c->pend[i % c->window];
+	if (i < ps->low || pd->done) {
+		c->st.dup_results++;
+		return 0;
+	}
+	err = pipe_check(c, p, i, &m);
+	if (err)
+		return err;
+	p->take(p, i, pipe_frame_n(p, i), &m);
+	pd->done = 1;
+	pipe_rtt_update(c, ps, pd);
+	while (ps->low < ps->next && c->pend[ps->low % c->window].done)
+		ps->low++;
+	return 0;
+}
+
+/**
+ * optinc_pipe_run() - send all of a phase's frames and take their results
+ * Frames use seqs c->seq .. c->seq + nframes - 1; c->seq moves past them
+ * whatever happens, so a failed call leaves the ranks' seqs in doubt.
+ * Return: 0 or a result code with the comm's errmsg set.
+ */
+int optinc_pipe_run(struct optinc_comm *c, const struct optinc_phase *p)
+{
+	struct pipe_state ps = { .seq0 = c->seq, .rx_us = optinc_now_us() };
+	int err = 0, n, k;
+
+	while (!err && ps.low < p->nframes) {
+		err = pipe_fill(c, p, &ps);
+		if (err)
+			break;
+		n = optinc_recv(c, pipe_wait_ms(c, &ps));
+		if (n < 0)
+			err = n;
+		for (k = 0; k < n && !err; k++)
+			err = pipe_rx(c, p, &ps, &c->rxp[k]);
+		if (!err)
+			err = pipe_retx(c, &ps);
+	}
+	c->seq = ps.seq0 + p->nframes;
+	return err;
+}

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# liboptinc's ABI: only the API listed in lib/liboptinc.map is exported,
+# the soname is liboptinc.so.0, optinc.pc is filled in, and a program
+# built with nothing but the installed header and -loptinc runs: TAP.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+O=${O:-build}
+case $O in /*) ;; *) O=$top/$O ;; esac
+so=$O/lib/liboptinc.so
+n=0 failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+t() {	# t NAME COMMAND...: one TAP line
+	local name=$1
+	shift
+	n=$((n + 1))
+	if "$@" >"$tmp/out" 2>&1; then
+		echo "ok $n - $name"
+	else
+		echo "not ok $n - $name"
+		sed 's/^/# /' "$tmp/out"
+		failed=$((failed + 1))
+	fi
+}
+
+exports_match() {
+	sed -n 's/^[[:space:]]*\(optinc_[a-z_0-9]*\);$/\1/p' "$top/lib/liboptinc.map" |
+		sort >"$tmp/want"
+	nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRVW]$/ { print $3 }' |
+		sed 's/@.*//' | sort >"$tmp/got"
+	diff -u "$tmp/want" "$tmp/got"
+}
+
+soname_is() {
+	readelf -d "$so" | grep -q "SONAME.*\[$1\]" &&
+		test -e "$O/lib/$1" && test -e "$O/lib/liboptinc.a"
+}
+
+pc_filled() {
+	grep -q '^Libs: -L${libdir} -loptinc' "$O/lib/optinc.pc" &&
+		grep -q '^libdir=/' "$O/lib/optinc.pc" &&
+		! grep -q '@' "$O/lib/optinc.pc"
+}
+
+links_alone() {
+	mkdir -p "$tmp/inc/optinc"
+	cp "$top/lib/include/optinc/optinc.h" "$tmp/inc/optinc/"
+	cat >"$tmp/app.c" <<'EOC'
+#include <stdio.h>
+#include <optinc/optinc.h>
+int main(void)
+{
+	OPTINC_OPTS(o, .bits = 16);
+	printf("%u %s\n", optinc_version(), optinc_strerror(OPTINC_ERR_TIMEOUT));
+	return optinc_version() != OPTINC_LIB_VERSION_CODE || o.rank != -1;
+}
+EOC
+	cc -std=c11 -Wall -Wextra -Werror -I"$tmp/inc" -o "$tmp/app" "$tmp/app.c" \
+		-L"$O/lib" -loptinc -Wl,-rpath,"$O/lib" && "$tmp/app" &&
+	cc -std=c11 -Wall -Wextra -Werror -I"$tmp/inc" -o "$tmp/app_static" \
+		"$tmp/app.c" "$O/lib/liboptinc.a" -lm && "$tmp/app_static"
+}
+
+echo "1..4"
+t "only the API in liboptinc.map is exported" exports_match
+t "soname liboptinc.so.0, links and static archive are there" soname_is liboptinc.so.0
+t "optinc.pc has its prefix and libdir filled in" pc_filled
+t "a program with only optinc.h and -loptinc builds (shared and static) and runs" links_alone
+[ "$failed" -eq 0 ]

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/* TAP output and a runner of ranks as threads, for the liboptinc tests. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "libtest.h"
+
+static int tap_planned, tap_count, tap_failed;
+
+void tap_plan(int n)
+{
+	tap_planned = n;
+	printf("1..%d\n", n);
+	fflush(stdout);
+}
+
+int tap_ok(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	tap_count++;
+	printf("%sok %d - ", ok ? "" : "not ", tap_count);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!ok)
+		tap_failed++;
+	return ok;
+}
+
+void tap_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* Exit status: 0 only when every planned test ran and passed. */
+int tap_done(void)
+{
+	if (tap_count != tap_planned)
+		tap_diag("planned %d tests, ran %d", tap_planned, tap_count);
+	return tap_failed || tap_count != tap_planned;
+}
+
+double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Variables the library reads; tests set what they need. */
+void ranks_clear_env(void)
+{
+	static const char *const vars[] = {
+		"OPTINC_RANK", "OPTINC_SIZE", "OPTINC_SWITCH", "OPTINC_JOB",
+		"OPTINC_TOKEN", "OPTINC_BITS", "OPTINC_TIMEOUT_MS",
+		"OPTINC_RETX_MS", "OPTINC_WINDOW", "OPTINC_MTU",
+		"OPTINC_BLOCK", "OPTINC_ALGO", "OPTINC_TRANSPORT",
+		"OPTINC_BIND", "OPTINC_PEERS", "OPTINC_RING_PORT",
+		"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMI_RANK",
+		"PMI_SIZE", "SLURM_PROCID", "SLURM_NTASKS",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		unsetenv(vars[i]);
+}
+
+static void *ranks_thread(void *arg)
+{
+	struct rank_run *r = arg;
+
+	r->create_ret = optinc_comm_create(&r->opts, &r->comm);
+	r->ret = r->create_ret;
+	if (r->create_ret) {
+		snprintf(r->msg, sizeof(r->msg), "%s", optinc_comm_errmsg(NULL));
+		return NULL;
+	}
+	r->ret = r->fn ? r->fn(r) : 0;
+	if (r->ret)
+		snprintf(r->msg, sizeof(r->msg), "%s",
+			 optinc_comm_errmsg(r->comm));
+	r->st.sz = sizeof(r->st);
+	optinc_comm_get_stats(r->comm, &r->st);
+	optinc_comm_destroy(r->comm);
+	r->comm = NULL;
+	return NULL;
+}
+
+/*
+ * Run @n ranks as threads: rank i gets @base with rank = i and, unless
+ * @base sets one, size = @n. Return: 0 when every rank returned 0.
+ */
+int ranks_run(struct rank_run *rr, int n, const struct optinc_opts *base,
+	      int (*fn)(struct rank_run *r), void *arg)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		memset(&rr[i], 0, sizeof(rr[i]));
+		rr[i].rank = i;
+		rr[i].opts = *base;
+		rr[i].opts.rank = i;
+		if (base->size < 0)
+			rr[i].opts.size = n;
+		rr[i].fn = fn;
+		rr[i].arg = arg;
+		rr[i].started = !pthread_create(&rr[i].thr, NULL, ranks_thread,
+						&rr[i]);
+		if (!rr[i].started) {
+			rr[i].ret = -EAGAIN;
+			snprintf(rr[i].msg, sizeof(rr[i].msg),
+				 "pthread_create failed");
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (rr[i].started)
+			pthread_join(rr[i].thr, NULL);
+		bad |= rr[i].ret != 0;
+	}
+	return bad;
+}

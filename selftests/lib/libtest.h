@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* liboptinc tests: TAP output and ranks as threads on one communicator each. */
+#ifndef OPTINC_SELFTEST_LIBTEST_H
+#define OPTINC_SELFTEST_LIBTEST_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <optinc/optinc.h>
+
+void tap_plan(int n);
+int tap_ok(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int tap_done(void);
+
+/* One rank: creates its communicator with @opts, then runs @fn. */
+struct rank_run {
+	int rank;
+	struct optinc_opts opts;
+	int (*fn)(struct rank_run *r);
+	void *arg;
+	struct optinc_comm *comm;
+	int create_ret;		/* optinc_comm_create()'s result */
+	int ret;		/* create_ret, or @fn's result */
+	char msg[256];		/* errmsg of a failure */
+	struct optinc_comm_stats st;	/* after @fn */
+	pthread_t thr;
+	int started;
+};
+
+int ranks_run(struct rank_run *rr, int n, const struct optinc_opts *base,
+	      int (*fn)(struct rank_run *r), void *arg);
+void ranks_clear_env(void);
+double now_s(void);
+
+#endif /* OPTINC_SELFTEST_LIBTEST_H */

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test harness: a loopback UDP switch on the core's state machine. It is
+ * no datapath (optincd is): one job, one thread, sendto() per member. The
+ * core builds whole Ethernet frames; the UDP payload after OPTINC_L2L4_LEN
+ * is what goes out.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+#include "udpswitch.h"
+
+#define UDPSW_RX_LEN	65536
+#define UDPSW_SOCKBUF	(8 << 20)
+
+struct udpsw {
+	struct optinc_job job;
+	void *mem;
+	int fd;
+	struct optinc_endpoint ep;
+	double loss;
+	uint64_t rng;
+	atomic_int stop;
+	pthread_t thr;
+	pthread_mutex_t lock;	/* job state and stats */
+	struct udpsw_stats st;
+	uint8_t *rx, *tx;
+	uint32_t tx_len;
+};
+
+static int udpsw_lose(struct udpsw *sw)
+{
+	uint64_t x = sw->rng;
+
+	if (sw->loss <= 0)
+		return 0;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	sw->rng = x;
+	if ((double)(x >> 11) / (double)(1ULL << 53) >= sw->loss)
+		return 0;
+	sw->st.lost++;
+	return 1;
+}
+
+/* Send the UDP payload of the Ethernet frame in sw->tx (@len bytes). */
+static void udpsw_send(struct udpsw *sw, uint32_t len,
+		       const struct optinc_endpoint *dst)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = dst->ip,
+		.sin_port = dst->port,
+	};
+
+	if (len <= OPTINC_L2L4_LEN || udpsw_lose(sw))
+		return;
+	if (sendto(sw->fd, sw->tx + OPTINC_L2L4_LEN, len - OPTINC_L2L4_LEN, 0,
+		   (struct sockaddr *)&sa, sizeof(sa)) > 0)
+		sw->st.tx++;
+}
+
+static void udpsw_result(struct udpsw *sw, const struct optinc_slot *s,
+			 uint16_t rank)
+{
+	udpsw_send(sw, optinc_build_result(sw->tx, sw->tx_len, &sw->job, s,
+					   &sw->ep, rank),
+		   &sw->job.members[rank].ep);
+}
+
+static void udpsw_ack(struct udpsw *sw, uint16_t rank)
+{
+	struct optinc_msg a;
+
+	optinc_job_ack(&sw->job, rank, &a);
+	udpsw_send(sw, optinc_build_ctrl(sw->tx, sw->tx_len, &a, &sw->ep,
+					 &sw->job.members[rank].ep),
+		   &sw->job.members[rank].ep);
+}
+
+static void udpsw_nack(struct udpsw *sw, const struct optinc_msg *m,
+		       enum optinc_drop why, const struct optinc_endpoint *src)
+{
+	struct optinc_msg a;
+
+	optinc_nack(m, why, &a);
+	udpsw_send(sw, optinc_build_ctrl(sw->tx, sw->tx_len, &a, &sw->ep, src),
+		   src);
+}
+
+static void udpsw_verdict(struct udpsw *sw, const struct optinc_msg *m,
+			  const struct optinc_endpoint *src)
+{
+	struct optinc_slot *s;
+	enum optinc_drop why;
+	uint16_t r;
+
+	switch (optinc_job_rx(&sw->job, m, src, &why, &s)) {
+	case OPTINC_V_DROP:
+		sw->st.drops[why]++;
+		break;
+	case OPTINC_V_ABSORBED:
+		break;
+	case OPTINC_V_COMPLETE:
+		sw->st.complete++;
+		for (r = 0; r < sw->job.size; r++)
+			udpsw_result(sw, s, r);
+		break;
+	case OPTINC_V_RESEND:
+		sw->st.resend++;
+		udpsw_result(sw, s, m->rank);
+		break;
+	case OPTINC_V_JOIN_ACK:
+		if (!optinc_job_complete(&sw->job)) {
+			udpsw_ack(sw, m->rank);
+			break;
+		}
+		for (r = 0; r < sw->job.size; r++)
+			udpsw_ack(sw, r);
+		break;
+	case OPTINC_V_NACK:
+		sw->st.drops[why]++;
+		udpsw_nack(sw, m, why, src);
+		break;
+	}
+}
+
+static void udpsw_rx(struct udpsw *sw, uint32_t len,
+		     const struct sockaddr_in *sa)
+{
+	struct optinc_endpoint src = {
+		.ip = sa->sin_addr.s_addr,
+		.port = sa->sin_port,
+	};
+	enum optinc_drop why;
+	struct optinc_msg m;
+
+	sw->st.rx++;
+	if (udpsw_lose(sw))
+		return;
+	why = optinc_msg_parse(sw->rx, len, &m);
+	if (why != OPTINC_DROP_NONE) {
+		sw->st.drops[why]++;
+	} else if (m.job != sw->job.id) {
+		sw->st.drops[OPTINC_DROP_NO_JOB]++;
+		if (m.type == OPTINC_T_JOIN)
+			udpsw_nack(sw, &m, OPTINC_DROP_NO_JOB, &src);
+	} else {
+		udpsw_verdict(sw, &m, &src);
+	}
+}
+
+static void *udpsw_main(void *arg)
+{
+	struct udpsw *sw = arg;
+	struct pollfd pfd = { .fd = sw->fd, .events = POLLIN };
+	struct sockaddr_in sa;
+	socklen_t sl;
+	ssize_t n;
+
+	while (!atomic_load(&sw->stop)) {
+		if (poll(&pfd, 1, 20) <= 0)
+			continue;
+		sl = sizeof(sa);
+		n = recvfrom(sw->fd, sw->rx, UDPSW_RX_LEN, MSG_DONTWAIT,
+			     (struct sockaddr *)&sa, &sl);
+		if (n < 0)
+			continue;
+		pthread_mutex_lock(&sw->lock);
+		udpsw_rx(sw, n, &sa);
+		pthread_mutex_unlock(&sw->lock);
+	}
+	return NULL;
+}
+
+static int udpsw_socket(struct udpsw *sw)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	socklen_t sl = sizeof(sa);
+	int sz = UDPSW_SOCKBUF;
+
+	sw->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (sw->fd < 0)
+		return -errno;
+	if (setsockopt(sw->fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)))
+		setsockopt(sw->fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	if (bind(sw->fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    getsockname(sw->fd, (struct sockaddr *)&sa, &sl))
+		return -errno;
+	sw->ep.ip = sa.sin_addr.s_addr;
+	sw->ep.port = sa.sin_port;
+	return 0;
+}
+
+static int udpsw_job(struct udpsw *sw, const struct udpsw_opts *o)
+{
+	struct optinc_job *job = &sw->job;
+	uint64_t len;
+
+	job->id = o->job;
+	job->size = o->size;
+	job->token = o->token;
+	job->window = o->window ? o->window : 64;
+	job->max_elems = o->max_elems ? o->max_elems : 8704;
+	job->mode = OPTINC_MODE_EXACT;
+	len = optinc_job_mem(job->window, job->max_elems);
+	sw->mem = aligned_alloc(64, (len + 63) & ~63ULL);
+	sw->tx_len = OPTINC_FRAME_OVERHEAD + OPTINC_MAX_SCALES +
+		     4u * job->max_elems;
+	sw->tx = malloc(sw->tx_len);
+	sw->rx = malloc(UDPSW_RX_LEN);
+	if (!sw->mem || !sw->tx || !sw->rx)
+		return -ENOMEM;
+	return optinc_job_init(job, sw->mem, len);
+}
+
+static void udpsw_free(struct udpsw *sw)
+{
+	if (sw->fd >= 0)
+		close(sw->fd);
+	pthread_mutex_destroy(&sw->lock);
+	free(sw->mem);
+	free(sw->tx);
+	free(sw->rx);
+	free(sw);
+}
+
+/* Start a switch on 127.0.0.1 (port: udpsw_port()); 0 or -errno. */
+int udpsw_start(const struct udpsw_opts *o, struct udpsw **out)
+{
+	struct udpsw *sw = calloc(1, sizeof(*sw));
+	int err;
+
+	if (!sw)
+		return -ENOMEM;
+	sw->fd = -1;
+	sw->loss = o->loss;
+	sw->rng = 0x9e3779b97f4a7c15ULL ^ o->seed;
+	pthread_mutex_init(&sw->lock, NULL);
+	err = udpsw_job(sw, o);
+	if (!err)
+		err = udpsw_socket(sw);
+	if (!err)
+		err = -pthread_create(&sw->thr, NULL, udpsw_main, sw);
+	if (err) {
+		udpsw_free(sw);
+		return err;
+	}
+	*out = sw;
+	return 0;
+}
+
+uint16_t udpsw_port(const struct udpsw *sw)
+{
+	return ntohs(sw->ep.port);
+}
+
+void udpsw_get_stats(struct udpsw *sw, struct udpsw_stats *st)
+{
+	pthread_mutex_lock(&sw->lock);
+	*st = sw->st;
+	pthread_mutex_unlock(&sw->lock);
+}
+
+void udpsw_stop(struct udpsw *sw)
+{
+	atomic_store(&sw->stop, 1);
+	pthread_join(sw->thr, NULL);
+	udpsw_free(sw);
+}
