@@ -14,6 +14,7 @@
 #include <optinc/quant.h>
 
 #include "pipe.h"
+#include "ring.h"
 
 static __u32 ar_block_len(const struct optinc_phase *p, __u32 n, __u32 j)
 {
@@ -230,6 +231,13 @@ int optinc_allreduce(struct optinc_comm *comm, const void *sendbuf,
 	comm->st.calls++;
 	if (!count)
 		return 0;
+	if (comm->ring) {
+		err = optinc_ring_allreduce(comm->ring, sendbuf, recvbuf, count,
+					    datatype, op, comm->errmsg,
+					    sizeof(comm->errmsg));
+		comm->failed = err;
+		return err;
+	}
 	seq0 = comm->seq;
 	if (datatype == OPTINC_INT32)
 		err = ar_int(comm, sendbuf, recvbuf, count);

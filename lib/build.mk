@@ -3,7 +3,7 @@
 # core archive inside, its pkg-config file, and its tests in selftests/lib.
 
 LIB_SRCS := lib/error.c lib/env.c lib/comm.c lib/join.c lib/transport.c \
-	    lib/transport_udp.c lib/pipe.c lib/allreduce.c
+	    lib/transport_udp.c lib/pipe.c lib/allreduce.c lib/ring.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
 
 LIB_HDR	 := lib/include/optinc/optinc.h

@@ -4,11 +4,13 @@
 #include <string.h>
 
 #include "transport.h"
+#include "ring.h"
 
 static void comm_free(struct optinc_comm *c)
 {
 	if (c->xp)
 		c->xp->ops->close(c->xp);
+	optinc_ring_close(c->ring);
 	free(c->tx);
 	free(c->pend);
 	free(c->txp);
@@ -68,10 +70,15 @@ int optinc_comm_create(const struct optinc_opts *opts,
 		optinc_keep_create_err("comm_create: out of memory");
 		return OPTINC_ERR_NOMEM;
 	}
-	err = optinc_cfg_resolve(c, opts) ?:
-	      comm_open(c) ?:
-	      optinc_join(c) ?:
-	      comm_setup(c);
+	err = optinc_cfg_resolve(c, opts);
+	if (!err && c->cfg.algo == OPTINC_ALGO_RING)
+		err = optinc_ring_open(&c->ring, c->cfg.rank, c->cfg.size,
+				       c->cfg.peers, c->cfg.ring_port,
+				       c->cfg.timeout_ms, c->errmsg,
+				       sizeof(c->errmsg));
+	else if (!err)
+		err = comm_open(c) ?: optinc_join(c) ?: comm_setup(c);
+	c->cfg.peers = NULL;
 	if (err) {
 		optinc_keep_create_err(c->errmsg);
 		comm_free(c);
@@ -105,6 +112,13 @@ int optinc_comm_get_stats(const struct optinc_comm *comm,
 	if (!comm || !st || st->sz < sizeof(st->sz))
 		return OPTINC_ERR_INVALID;
 	s = comm->st;
+	if (comm->ring) {
+		struct optinc_ring_stats rs;
+
+		optinc_ring_get_stats(comm->ring, &rs);
+		s.bytes_sent = rs.bytes_sent;
+		s.bytes_rcvd = rs.bytes_rcvd;
+	}
 	s.sz = OPTINC_MIN(st->sz, sizeof(s));
 	memcpy(st, &s, s.sz);
 	return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "transport.h"
+#include "ring.h"
 
 #define ENV_NONE	(~0UL)	/* no default: must be given */
 
@@ -33,6 +34,11 @@ static const struct env_spec env_rank = { "rank",
 static const struct env_spec env_size = { "size",
 	ENVS("OPTINC_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"),
 	1, OPTINC_MAX_MEMBERS, ENV_NONE, 10 };
+static const struct env_spec env_ring_size = { "size",
+	ENVS("OPTINC_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"),
+	1, OPTINC_RING_MAX_RANKS, ENV_NONE, 10 };
+static const struct env_spec env_ring_port = { "ring_port",
+	ENVS("OPTINC_RING_PORT"), 1, 65535, OPTINC_RING_PORT, 10 };
 static const struct env_spec env_job = { "job", ENVS("OPTINC_JOB"),
 	1, 65535, 1, 10 };
 static const struct env_spec env_token = { "token", ENVS("OPTINC_TOKEN"),
@@ -140,7 +146,8 @@ static int env_rank_size(struct optinc_comm *c, const struct optinc_opts *o)
 	struct env_val rank, size;
 
 	if (env_member(c, &env_rank, o->rank, &rank) ||
-	    env_member(c, &env_size, o->size, &size))
+	    env_member(c, c->cfg.algo == OPTINC_ALGO_RING ? &env_ring_size :
+			  &env_size, o->size, &size))
 		return OPTINC_ERR_INVALID;
 	if (rank.v >= size.v)
 		return optinc_seterr(c, OPTINC_ERR_INVALID,
@@ -225,14 +232,24 @@ static int env_algo(struct optinc_comm *c, const struct optinc_opts *o)
 		algo = !strcmp(s, "optinc") ? OPTINC_ALGO_OPTINC :
 		       !strcmp(s, "ring") ? OPTINC_ALGO_RING : -2;
 	}
-	if (algo == -1 || algo == OPTINC_ALGO_OPTINC)
-		return 0;
-	if (algo == OPTINC_ALGO_RING)
-		return optinc_seterr(c, OPTINC_ERR_UNSUPPORTED,
-				     "%s: the ring algorithm is not built into this library",
-				     from);
-	return optinc_seterr(c, OPTINC_ERR_INVALID,
-			     "%s: unknown algorithm (optinc, ring)", from);
+	if (algo == -1)
+		algo = OPTINC_ALGO_OPTINC;
+	if (algo != OPTINC_ALGO_OPTINC && algo != OPTINC_ALGO_RING)
+		return optinc_seterr(c, OPTINC_ERR_INVALID,
+				     "%s: unknown algorithm (optinc, ring)", from);
+	c->cfg.algo = algo;
+	return 0;
+}
+
+/* The ring baseline needs the ranks' addresses, not a switch. */
+static int env_ring(struct optinc_comm *c, const struct optinc_opts *o)
+{
+	c->cfg.peers = o->peers ? o->peers : getenv("OPTINC_PEERS");
+	if (!c->cfg.peers)
+		return optinc_seterr(c, OPTINC_ERR_INVALID,
+				     "ring: peers not set: set opts.peers or OPTINC_PEERS=ip0,ip1,... (one per rank)");
+	return env_uint(c, &env_ring_port, o->ring_port, &c->cfg.ring_port,
+			NULL, 0);
 }
 
 static int env_transport(struct optinc_comm *c, const struct optinc_opts *o)
@@ -327,12 +344,17 @@ static int env_numbers(struct optinc_comm *c, const struct optinc_opts *o)
 int optinc_cfg_resolve(struct optinc_comm *c, const struct optinc_opts *o)
 {
 	struct optinc_opts opts;
+	int err;
 
-	return env_copy_opts(c, o, &opts) ?:
-	       env_rank_size(c, &opts) ?:
-	       env_switch(c, &opts) ?:
+	err = env_copy_opts(c, o, &opts) ?:
+	      env_algo(c, &opts) ?:
+	      env_rank_size(c, &opts) ?:
+	      env_numbers(c, &opts);
+	if (err)
+		return err;
+	if (c->cfg.algo == OPTINC_ALGO_RING)
+		return env_ring(c, &opts);
+	return env_switch(c, &opts) ?:
 	       env_bind(c, &opts) ?:
-	       env_numbers(c, &opts) ?:
-	       env_algo(c, &opts) ?:
 	       env_transport(c, &opts);
 }

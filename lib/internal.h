@@ -20,12 +20,14 @@
 #define OPTINC_RETX_CAP_MS	500	/* retransmission back-off cap */
 #define OPTINC_RX_BATCH		32	/* frames read per receive call */
 #define OPTINC_IP_UDP_LEN	(20 + 8)
+#define OPTINC_RING_PORT	47100	/* ring: default first TCP port */
 
 #define OPTINC_MIN(a, b)	((a) < (b) ? (a) : (b))
 #define OPTINC_MAX(a, b)	((a) > (b) ? (a) : (b))
 #define OPTINC_DIV_UP(a, b)	(((a) + (b) - 1) / (b))
 
 struct optinc_xport_ops;
+struct optinc_ring;
 
 /* A communicator's settings, resolved from options, environment, defaults. */
 struct optinc_cfg {
@@ -42,6 +44,9 @@ struct optinc_cfg {
 	unsigned int window;
 	unsigned int mtu;
 	unsigned int block;
+	int algo;			/* enum optinc_algo */
+	const char *peers;		/* ring: during create only */
+	unsigned int ring_port;		/* ring: rank r listens on this + r */
 	const struct optinc_xport_ops *xops;
 };
 
@@ -75,6 +80,7 @@ struct optinc_xport {
 struct optinc_comm {
 	struct optinc_cfg cfg;
 	struct optinc_xport *xp;
+	struct optinc_ring *ring;	/* algo ring: TCP to the neighbours */
 	__u16 sw_window;	/* the job's slots (JOIN_ACK) */
 	__u16 sw_max_elems;	/* elements one slot holds (JOIN_ACK) */
 	unsigned int window;	/* frames in flight: min(cfg.window, sw_window) */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <optinc/optinc.h>
 #include "libtest.h"
@@ -26,6 +27,7 @@ struct ar_case {
 	double loss;
 	int inplace;
 	int calls;		/* calls in a row, call k on count / (k + 1) */
+	int ring;		/* algo ring (TCP between the ranks) instead */
 };
 
 struct ar_ctx {
@@ -307,6 +309,11 @@ static void run_case(const struct ar_case *c)
 	}
 	OPTINC_OPTS(o, .switch_addr = addr, .bits = c->bits, .block = c->block,
 		    .mtu = c->mtu, .window = c->window);
+	if (c->ring) {
+		o.algo = OPTINC_ALGO_RING;
+		o.peers = "127.0.0.1,127.0.0.1,127.0.0.1,127.0.0.1";
+		o.ring_port = 20000 + getpid() % 30000;
+	}
 	t = now_s();
 	ok = !ranks_run(rr, c->n, &o, ar_rank, &ctx);
 	t = now_s() - t;
@@ -347,12 +354,16 @@ static const struct ar_case cases[] = {
 	CASE("f32 avg N=4 mtu=1500", 4, 100003, F32, AVG, .mtu = 1500),
 	CASE("f32 avg N=3 block=100 count=1000", 3, 1000, F32, AVG, .block = 100),
 	CASE("3 calls in a row, window 4 (slot copies reused)", 3, 100003, F32,
-	  AVG, .window = 4, .sw_window = 4, .calls = 3),
+	     AVG, .window = 4, .sw_window = 4, .calls = 3),
 	CASE("f32 avg N=4 count=1048583, 5% loss", 4, BIG, F32, AVG, .loss = 0.05),
 	CASE("i32 sum N=4 count=100000, 5% loss", 4, 100000, I32, SUM,
-	  .loss = 0.05),
+	     .loss = 0.05),
 	CASE("f32 sum N=3, 3 calls, window 4, 5% loss", 3, 50000, F32, SUM,
-	  .window = 4, .sw_window = 4, .calls = 3, .loss = 0.05),
+	     .window = 4, .sw_window = 4, .calls = 3, .loss = 0.05),
+	CASE("algo ring: f32 avg N=4 count=100003, 2 calls", 4, 100003, F32,
+	     AVG, .ring = 1, .calls = 2),
+	CASE("algo ring: i32 sum N=4 count=1000 exact", 4, 1000, I32, SUM,
+	     .ring = 1),
 };
 
 /* ---- count 0 and the counters ---- */

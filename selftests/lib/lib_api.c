@@ -167,7 +167,10 @@ static void test_transport_algo_sz(void)
 			     "opts.transport=tcp: unknown transport") &&
 	       create_expect(ENV("OPTINC_RANK=0", "OPTINC_SIZE=1",
 				 "OPTINC_SWITCH=127.0.0.1", "OPTINC_ALGO=tree"),
-			     &o, OPTINC_ERR_INVALID, "OPTINC_ALGO=tree: unknown algorithm"),
+			     &o, OPTINC_ERR_INVALID, "OPTINC_ALGO=tree: unknown algorithm") &&
+	       create_expect(ENV("OPTINC_RANK=0", "OPTINC_SIZE=2",
+				 "OPTINC_ALGO=ring"), &o, OPTINC_ERR_INVALID,
+			     "ring: peers not set: set opts.peers or OPTINC_PEERS"),
 	       "transport and algorithm names are checked");
 	big.o = o;
 	big.o.sz = sizeof(big);

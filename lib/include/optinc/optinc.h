@@ -59,7 +59,7 @@ enum optinc_algo {
  * environment (OPTINC_RANK, OPTINC_SIZE, OPTINC_SWITCH, OPTINC_JOB,
  * OPTINC_TOKEN, OPTINC_BITS, OPTINC_TIMEOUT_MS, OPTINC_RETX_MS,
  * OPTINC_WINDOW, OPTINC_MTU, OPTINC_BLOCK, OPTINC_ALGO, OPTINC_TRANSPORT,
- * OPTINC_BIND; rank and size also from OMPI_COMM_WORLD_RANK/SIZE,
+ * OPTINC_BIND, OPTINC_PEERS, OPTINC_RING_PORT; rank and size also from OMPI_COMM_WORLD_RANK/SIZE,
  * PMI_RANK/SIZE, SLURM_PROCID/NTASKS) or defaults; see
  * Documentation/library.md. @sz lets the struct grow: set it to
  * sizeof(struct optinc_opts).
@@ -80,6 +80,8 @@ struct optinc_opts {
 	int algo;		/* enum optinc_algo, -1: environment */
 	const char *transport;	/* "udp" (default) */
 	const char *bind_addr;	/* local "ipv4[:port]" to send from, NULL: any */
+	const char *peers;	/* ring: "ip0,ip1,..." one per rank */
+	unsigned int ring_port;	/* ring: rank r listens on ring_port + r (47100) */
 };
 
 /*
