@@ -92,13 +92,11 @@ static void main_loop(const struct optinc_conf *c)
 static void main_banner(const struct optinc_conf *c)
 {
 	char ip[INET_ADDRSTRLEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
-	struct rte_ether_addr a;
 	unsigned int i;
 	uint16_t p;
 
 	inet_ntop(AF_INET, &c->sw.ip, ip, sizeof(ip));
-	memcpy(a.addr_bytes, c->sw.mac, RTE_ETHER_ADDR_LEN);
-	rte_ether_format_addr(mac, sizeof(mac), &a);
+	optinc_mac_fmt(mac, sizeof(mac), c->sw.mac);
 	printf("optincd: switch %s mac %s udp %u, lcore %u, idle sleep up to %u us\n",
 	       ip, mac, c->udp_port, rte_lcore_id(), c->idle_us);
 	for (i = 0; i < optinc_nb_ports; i++) {

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
@@ -42,6 +43,13 @@ struct optinc_conf {
 	unsigned int nb_jobs;
 	struct optinc_job_conf jobs[OPTINC_MAX_JOBS];
 };
+
+/* Ethernet address as Linux tools print it: lowercase, colons. */
+static inline void optinc_mac_fmt(char *buf, size_t len, const uint8_t *mac)
+{
+	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x",
+		 mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+}
 
 /* options.c */
 void optinc_opts_defaults(struct optinc_conf *c);

@@ -26,21 +26,13 @@ static uint64_t tlm_start_tsc;
 
 #define TLM_U64(d, s, f)	rte_tel_data_add_dict_u64(d, #f, OPTINC_STAT_GET((s)->f))
 
-static void tlm_mac(char *buf, size_t len, const uint8_t *mac)
-{
-	struct rte_ether_addr a;
-
-	memcpy(a.addr_bytes, mac, RTE_ETHER_ADDR_LEN);
-	rte_ether_format_addr(buf, (uint16_t)len, &a);
-}
-
 static void tlm_ip(char *buf, size_t len, uint32_t ip)
 {
 	if (!inet_ntop(AF_INET, &ip, buf, (socklen_t)len))
 		snprintf(buf, len, "?");
 }
 
-/* A dict of the nonzero-able drop counters, by optinc_drop_names. */
+/* A dict of drop counters, keyed by optinc_drop_names. */
 static struct rte_tel_data *tlm_drops(const uint64_t *drops)
 {
 	struct rte_tel_data *d = rte_tel_data_alloc();
@@ -104,7 +96,7 @@ static int tlm_info(struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "pid", (uint64_t)getpid());
 	tlm_ip(buf, sizeof(buf), c->sw.ip);
 	rte_tel_data_add_dict_string(d, "addr", buf);
-	tlm_mac(buf, sizeof(buf), c->sw.mac);
+	optinc_mac_fmt(buf, sizeof(buf), c->sw.mac);
 	rte_tel_data_add_dict_string(d, "mac", buf);
 	rte_tel_data_add_dict_u64(d, "udp_port", c->udp_port);
 	rte_tel_data_add_dict_u64(d, "mtu", c->mtu);
@@ -148,7 +140,7 @@ static struct rte_tel_data *tlm_port(const struct optinc_port *p)
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "name", p->name);
 	rte_tel_data_add_dict_string(d, "driver", p->driver);
-	tlm_mac(buf, sizeof(buf), p->mac.addr_bytes);
+	optinc_mac_fmt(buf, sizeof(buf), p->mac.addr_bytes);
 	rte_tel_data_add_dict_string(d, "mac", buf);
 	rte_tel_data_add_dict_u64(d, "mtu", p->mtu);
 	rte_tel_data_add_dict_u64(d, "max_frame", p->max_frame);
@@ -258,7 +250,7 @@ static struct rte_tel_data *tlm_member(const struct optinc_agg_job *j,
 		tlm_ip(ip, sizeof(ip), ep->ip);
 		snprintf(buf, sizeof(buf), "%s:%u", ip, ntohs(ep->port));
 		rte_tel_data_add_dict_string(d, "addr", buf);
-		tlm_mac(buf, sizeof(buf), ep->mac);
+		optinc_mac_fmt(buf, sizeof(buf), ep->mac);
 		rte_tel_data_add_dict_string(d, "mac", buf);
 		rte_tel_data_add_dict_u64(d, "port", j->member_port[r]);
 	}

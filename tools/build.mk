@@ -1,0 +1,6 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# tools/: one include per tool; each tool's build.mk adds its programs and tests.
+
+include tools/optincctl/build.mk
+-include tools/onn/build.mk
+-include tools/bench/build.mk

@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# tools/optincctl: optincctl, the datapaths' command line (Debian: libjson-c-dev).
+
+OPTINCCTL_SRCS := tools/optincctl/optincctl.c tools/optincctl/print.c \
+		  tools/optincctl/tel.c tools/optincctl/daemon.c \
+		  tools/optincctl/table.c
+OPTINCCTL_LIBS := $(CORE_LIB)
+OPTINCCTL_LDLIBS = $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
+
+# The xdp object comes with bpf/ (its loader library and libbpf/libxdp).
+ifneq ($(wildcard bpf/loader.h),)
+OPTINCCTL_SRCS += tools/optincctl/xdp.c
+OPTINCCTL_LIBS += $(O)/bpf/liboptinc-bpf.a
+OPTINCCTL_LDLIBS += $(BPF_LDLIBS)
+OPTINCCTL_XDP_FLAGS := -DOPTINCCTL_XDP
+endif
+
+OPTINCCTL_OBJS := $(OPTINCCTL_SRCS:%.c=$(O)/%.o)
+OPTINCCTL      := $(O)/bin/optincctl
+
+$(O)/tools/optincctl/.json-c-found:
+	@test -e /usr/include/json-c/json.h || { echo "optincctl: json-c not found: install libjson-c-dev (make deps)" >&2; exit 1; }
+	@mkdir -p $(dir $@) && touch $@
+
+$(OPTINCCTL_OBJS): EXTRA_CFLAGS += $(OPTINCCTL_XDP_FLAGS)
+$(OPTINCCTL_OBJS): | $(O)/tools/optincctl/.json-c-found
+
+$(OPTINCCTL): $(OPTINCCTL_OBJS) $(OPTINCCTL_LIBS)
+	$(call msg,LD,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -o $@ $(OPTINCCTL_OBJS) $(OPTINCCTL_LIBS) $(OPTINCCTL_LDLIBS)
+
+BINS += $(OPTINCCTL)
+ALL_TARGETS += $(OPTINCCTL)

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * optincctl: look at the OptINC datapaths. "optincctl [OPTIONS] OBJECT
+ * COMMAND", dispatched from a table of objects; each object is one file.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "optincctl.h"
+#ifdef OPTINCCTL_XDP
+#include "xdp.h"
+#endif
+
+#define OPTINCCTL_VERSION	"0.1"
+
+struct optincctl_opts optincctl_opts = { .prefix = "rte" };
+
+/* iproute2's rule: @arg is a non-empty prefix of @word. */
+bool optincctl_matches(const char *arg, const char *word)
+{
+	size_t n = strlen(arg);
+
+	return n && n <= strlen(word) && !strncmp(arg, word, n);
+}
+
+int optincctl_unknown(const char *word, const char *object)
+{
+	fprintf(stderr, "Command \"%s\" is unknown, try \"optincctl %s%shelp\".\n",
+		word, object ? object : "", object ? " " : "");
+	return -EINVAL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: optincctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
+		"       optincctl help\n"
+		"where  OBJECT := { daemon | table"
+#ifdef OPTINCCTL_XDP
+		" | xdp"
+#endif
+		" }\n"
+		"       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] |\n"
+		"                    --prefix PREFIX | -V[ersion] | -h[elp] }\n"
+		"\n"
+		"       optincctl daemon { show | ports | jobs | job ID }\n"
+		"       optincctl table show FILE\n"
+#ifdef OPTINCCTL_XDP
+		"       optincctl xdp { attach | detach | show } ...\n"
+#endif
+		"-s: more counters; --prefix: optincd's DPDK --file-prefix (default rte).\n");
+}
+
+static int do_help(int argc, char **argv)
+{
+	usage(stdout);
+	return 0;
+}
+
+#ifdef OPTINCCTL_XDP
+static int do_xdp(int argc, char **argv)
+{
+	return optincctl_xdp(argc, argv, optincctl_opts.json);
+}
+#endif
+
+/* The datapaths and files optincctl looks at; more objects go here. */
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+} objects[] = {
+	{ "daemon", optincctl_daemon },
+	{ "table", optincctl_table },
+#ifdef OPTINCCTL_XDP
+	{ "xdp", do_xdp },
+#endif
+	{ "help", do_help },
+};
+
+static int do_object(int argc, char **argv)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
+		if (optincctl_matches(argv[0], objects[i].name))
+			return objects[i].run(argc - 1, argv + 1);
+	return optincctl_unknown(argv[0], NULL);
+}
+
+/*
+ * A global option at argv[0]: returns how many words it took, 0 when it
+ * printed what was asked (help, version), -1 on an error (printed).
+ */
+static int parse_opt(int argc, char **argv)
+{
+	const char *o = argv[0];
+
+	if (o[1] == '-')
+		o++;
+	if (optincctl_matches(o, "-json"))
+		optincctl_opts.json = true;
+	else if (optincctl_matches(o, "-pretty"))
+		optincctl_opts.pretty = true;
+	else if (optincctl_matches(o, "-statistics") || !strcmp(o, "-s"))
+		optincctl_opts.stats++;
+	else if (!strcmp(o, "-prefix") || !strcmp(o, "-file-prefix") ||
+		 !strcmp(argv[0], "-P")) {
+		if (argc < 2) {
+			fprintf(stderr, "optincctl: %s needs a value\n", argv[0]);
+			return -1;
+		}
+		optincctl_opts.prefix = argv[1];
+		return 2;
+	} else if (optincctl_matches(o, "-Version")) {
+		printf("optincctl %s\n", OPTINCCTL_VERSION);
+		return 0;
+	} else if (optincctl_matches(o, "-help")) {
+		usage(stdout);
+		return 0;
+	} else {
+		fprintf(stderr, "Option \"%s\" is unknown, try \"optincctl help\".\n",
+			argv[0]);
+		return -1;
+	}
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	int n;
+
+	argc--;
+	argv++;
+	while (argc > 0 && argv[0][0] == '-') {
+		n = parse_opt(argc, argv);
+		if (n <= 0)
+			return n ? 1 : 0;
+		argc -= n;
+		argv += n;
+	}
+	if (optincctl_opts.pretty)
+		optincctl_opts.json = true;
+	if (argc < 1) {
+		usage(stderr);
+		return 1;
+	}
+	return do_object(argc, argv) ? 1 : 0;
+}
