@@ -1,12 +1,38 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# examples/: the Fashion-MNIST trainer; selftests/demo: the ring baseline's
-# tests and the short training test; `make demo` runs tools/demo/optinc-demo.
+# examples/: the Fashion-MNIST trainer; tools/demo: the demo's table tool;
+# selftests/demo: the ring baseline's tests and the short training test.
+# `make demo` runs tools/demo/optinc-demo.
 
+TRAIN_FMNIST := $(O)/examples/train_fmnist
+TABLE_INJECT := $(O)/tools/demo/optinc-table-inject
 RING_TEST := $(O)/selftests/demo/ring_test
+
+# Expanded only when the trainer is built.
+BLAS_CFLAGS = $(shell pkg-config --cflags openblas)
+BLAS_LIBS = $(shell pkg-config --libs openblas zlib)
+
+$(O)/examples/.deps-found:
+	@pkg-config --exists openblas zlib || { echo "train_fmnist: OpenBLAS or zlib not found: install libopenblas-dev zlib1g-dev (make deps)" >&2; exit 1; }
+	@mkdir -p $(dir $@) && touch $@
+
+$(O)/examples/train_fmnist.o: EXTRA_CFLAGS += $(BLAS_CFLAGS)
+$(O)/examples/train_fmnist.o: | $(O)/examples/.deps-found
+
+$(TRAIN_FMNIST): $(O)/examples/train_fmnist.o $(LIB_SO)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< -L$(O)/lib -loptinc \
+		-Wl,-rpath,'$$ORIGIN/../lib' $(BLAS_LIBS) -lm
+
+$(TABLE_INJECT): $(O)/tools/demo/table_inject.o $(CORE_LIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
 $(RING_TEST): $(O)/selftests/demo/ring_test.o $(O)/lib/ring.o
 	$(call msg,LD,$@)
-	$(Q)$(CC) -o $@ $^ -lm
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
-ALL_TARGETS += $(RING_TEST)
-TEST_PROGS += $(RING_TEST)
+ALL_TARGETS += $(TRAIN_FMNIST) $(TABLE_INJECT) $(RING_TEST)
+TEST_PROGS += $(RING_TEST) selftests/demo/train_test.sh
+
+demo: deps all
+	$(Q)O=$(O) tools/demo/optinc-demo $(DEMO_ARGS)
