@@ -213,16 +213,18 @@ static int pipe_check(struct optinc_comm *c, const struct optinc_phase *p,
 	__u8 ns = pipe_nscale(p, n);
 	const __u8 *sent = pipe_buf(c, i) + OPTINC_HDR_LEN;
 
-	if (m->op == p->op && m->bits == p->rbits && m->count == n &&
-	    m->nscale == ns && (!ns || (m->block == p->block &&
-					!memcmp(m->scales, sent, ns))))
-		return 0;
-	return optinc_seterr(c, OPTINC_ERR_PROTO,
-			     "allreduce: switch %s answered seq %u with op %u, %u bits, %u elements, %u scales of %u (sent op %u, %u elements, %u scales of %u; want %u result bits)%s",
-			     c->cfg.sw_str, m->seq, m->op, m->bits, m->count,
-			     m->nscale, m->block, p->op, n, ns, p->block,
-			     p->rbits, m->nscale == ns && ns ?
-			     "; scales differ" : "");
+	if (m->op != p->op || m->bits != p->rbits || m->count != n ||
+	    m->nscale != ns || (ns && m->block != p->block))
+		return optinc_seterr(c, OPTINC_ERR_PROTO,
+				     "allreduce: switch %s answered seq %u with op %u, %u bits, %u elements, %u scales of %u (sent op %u, %u elements, %u scales of %u; want %u result bits)",
+				     c->cfg.sw_str, m->seq, m->op, m->bits,
+				     m->count, m->nscale, m->block, p->op, n,
+				     ns, p->block, p->rbits);
+	if (ns && memcmp(m->scales, sent, ns))
+		return optinc_seterr(c, OPTINC_ERR_PROTO,
+				     "allreduce: switch %s answered seq %u with other block exponents than were sent",
+				     c->cfg.sw_str, m->seq);
+	return 0;
 }
 
 static int pipe_rx(struct optinc_comm *c, const struct optinc_phase *p,

@@ -146,7 +146,7 @@ static double check_f32(const struct ar_ctx *ctx, size_t count,
 			if (c->op == OPTINC_AVG)
 				ref /= c->n;
 			err = fabs((double)y[i] - ref);
-			if (err > bound * (1.0 + 1e-9)) {
+			if (!(err <= bound * (1.0 + 1e-9))) {
 				tap_diag("element %zu: got %.9g, reference %.12g, bound %.3g",
 					 i, y[i], ref, bound);
 				return -1.0;
@@ -420,7 +420,8 @@ static void test_count0_stats(void)
 	int ok = 0, r;
 
 	if (!start_switch(2, 0, 0, &sw, addr, sizeof(addr))) {
-		OPTINC_OPTS(o, .switch_addr = addr);
+		/* no retransmission, however late a thread is scheduled */
+		OPTINC_OPTS(o, .switch_addr = addr, .retx_ms = 5000);
 		ok = !ranks_run(rr, 2, &o, stats_rank, &sc);
 		for (r = 0; r < 2; r++)
 			if (rr[r].ret)
@@ -562,16 +563,44 @@ static void test_bad_input(void)
 		udpsw_stop(sw);
 }
 
+/* ---- a switch answering with other exponents ---- */
+
+static void test_proto(void)
+{
+	struct udpsw_opts so = { .job = 1, .size = 1, .bad_scales = 1 };
+	static float x[1000];
+	struct optinc_comm *c = NULL;
+	struct udpsw *sw = NULL;
+	char addr[32];
+	int ok = 0;
+
+	x[10] = 3.0f;
+	if (!udpsw_start(&so, &sw)) {
+		snprintf(addr, sizeof(addr), "127.0.0.1:%u", udpsw_port(sw));
+		OPTINC_OPTS(o, .rank = 0, .size = 1, .switch_addr = addr);
+		if (!optinc_comm_create(&o, &c)) {
+			ok = expect(c, optinc_allreduce(c, x, x, 1000,
+							OPTINC_FLOAT32,
+							OPTINC_AVG),
+				    OPTINC_ERR_PROTO, "other block exponents");
+			optinc_comm_destroy(c);
+		}
+		udpsw_stop(sw);
+	}
+	tap_ok(ok, "a result with other exponents than sent is OPTINC_ERR_PROTO");
+}
+
 int main(void)
 {
 	size_t i, n = sizeof(cases) / sizeof(cases[0]);
 
 	ranks_clear_env();
-	tap_plan(n + 1 + 2 + 4);
+	tap_plan(n + 1 + 2 + 4 + 1);
 	for (i = 0; i < n; i++)
 		run_case(&cases[i]);
 	test_count0_stats();
 	test_missing_rank();
 	test_bad_input();
+	test_proto();
 	return tap_done();
 }

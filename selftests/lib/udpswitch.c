@@ -26,6 +26,7 @@ struct udpsw {
 	int fd;
 	struct optinc_endpoint ep;
 	double loss;
+	int bad_scales;
 	uint64_t rng;
 	atomic_int stop;
 	pthread_t thr;
@@ -71,9 +72,12 @@ static void udpsw_send(struct udpsw *sw, uint32_t len,
 static void udpsw_result(struct udpsw *sw, const struct optinc_slot *s,
 			 uint16_t rank)
 {
-	udpsw_send(sw, optinc_build_result(sw->tx, sw->tx_len, &sw->job, s,
-					   &sw->ep, rank),
-		   &sw->job.members[rank].ep);
+	uint32_t len = optinc_build_result(sw->tx, sw->tx_len, &sw->job, s,
+					   &sw->ep, rank);
+
+	if (len && sw->bad_scales && s->nscale)
+		sw->tx[OPTINC_FRAME_OVERHEAD] ^= 1;
+	udpsw_send(sw, len, &sw->job.members[rank].ep);
 }
 
 static void udpsw_ack(struct udpsw *sw, uint16_t rank)
@@ -246,6 +250,7 @@ int udpsw_start(const struct udpsw_opts *o, struct udpsw **out)
 		return -ENOMEM;
 	sw->fd = -1;
 	sw->loss = o->loss;
+	sw->bad_scales = o->bad_scales;
 	sw->rng = 0x9e3779b97f4a7c15ULL ^ o->seed;
 	pthread_mutex_init(&sw->lock, NULL);
 	err = udpsw_job(sw, o);

@@ -19,6 +19,7 @@ struct udpsw_opts {
 	uint16_t max_elems;	/* elements per slot, 0: 8704 */
 	double loss;		/* chance that a frame in or out is dropped */
 	unsigned int seed;	/* of the loss draws */
+	int bad_scales;		/* results carry another first exponent */
 };
 
 struct udpsw_stats {
