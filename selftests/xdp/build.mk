@@ -1,0 +1,29 @@
+# SPDX-License-Identifier: GPL-2.0
+# selftests/xdp: the server-side XDP/TC programs and the afxdp transport,
+# in network namespaces the tests make themselves (root needed).
+
+XDPT_DIR := $(O)/selftests/xdp
+XDPCTL	 := $(XDPT_DIR)/xdpctl
+
+$(XDPCTL): $(XDPT_DIR)/xdpctl.o $(O)/tools/optincctl/xdp.o $(BPF_LIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BPF_LDLIBS)
+
+XDP_FRAMES := $(XDPT_DIR)/oi_frames
+
+$(XDP_FRAMES): $(XDPT_DIR)/oi_frames.o $(CORE_LIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
+# liboptinc's afxdp transport alone, linked from its objects
+XDP_XPORT := $(XDPT_DIR)/xport_afxdp
+XDP_XPORT_OBJS := $(O)/lib/transport_afxdp.o $(O)/lib/error.o $(BPF_MAPS_OBJ)
+
+$(XDP_XPORT): $(XDPT_DIR)/xport_afxdp.o $(XDP_XPORT_OBJS) $(CORE_LIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BPF_LDLIBS)
+
+XDP_TESTS := selftests/xdp/xdp_prog.sh
+
+ALL_TARGETS += $(XDPCTL) $(XDP_FRAMES) $(XDP_XPORT)
+TEST_PROGS += $(XDP_TESTS)
