@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# All-reduce through optincd on the testbed, N = 2, 4, 8, without and with
+# 5 % loss each way: float32 AVG/SUM within the protocol's bound of a
+# double-precision reference, int32 SUM exact, every rank's result
+# bit-identical, and the switch's counters agree with what the ranks sent.
+. "$(dirname "$0")/lib.sh"
+
+require_root
+CHECK=$O/selftests/net/allreduce_check
+SIZES=${OPTINC_NET_SIZES:-2 4 8}
+CASES=("float avg 1" "float avg 1000" "float avg 1048583" "float sum 1000"
+       "int sum 1000" "int sum 1048583")
+LOSS_CASES=("float avg 1000" "float avg 1048583" "int sum 1048583")
+LOSS=5
+T_TMP=$(mktemp -d)
+
+# JSON answer of a telemetry command, one value picked by a Python path.
+tel_get() {
+	"$TESTBED" tel --tb "$1" "$2" |
+		python3 -c "import json, sys; d = json.load(sys.stdin); print(d['${2%%,*}']$3)"
+}
+
+# The ranks' own counts, from their logs: frames sent by all ranks (JOINs
+# included), retransmissions, and rank 0's distinct frames of the calls.
+rank_counts() {
+	awk '/^join frames/ { s += $3 }
+	     /^frames sent/ { s += $3; r += $7; if (FILENAME ~ /rank0.log$/) u = $3 - $7 }
+	     END { print s + 0, r + 0, u + 0 }' "$1"/rank*.log
+}
+
+# Each distinct frame completes one slot; every member's frame of it got
+# to the switch at least once, and the switch saw no more frames (JOINs
+# included) than the ranks sent.
+counters_ok() {
+	local tb=$1 dir=$2 n=$3 slots sent retx uniq fin r m
+
+	slots=$(( $(tel_get "$tb" /optinc/job,1 "['slots_completed']") - $(cat "$dir/slots0") ))
+	read -r sent retx uniq < <(rank_counts "$dir")
+	fin=0
+	for ((r = 0; r < n; r++)); do
+		m=$(tel_get "$tb" /optinc/members,1 "['$r']['frames_in']")
+		fin=$((fin + m - $(cat "$dir/fin0.$r")))
+	done
+	echo "# switch: $slots slots completed, $fin frames in; ranks: $sent sent ($retx retransmitted), $uniq distinct per rank"
+	[ "$slots" -eq "$uniq" ] && [ "$uniq" -gt 0 ] &&
+		[ "$fin" -ge $((uniq * n)) ] && [ "$fin" -le "$sent" ]
+}
+
+snapshot() {
+	local tb=$1 dir=$2 n=$3 r
+
+	tel_get "$tb" /optinc/job,1 "['slots_completed']" >"$dir/slots0" || return 1
+	for ((r = 0; r < n; r++)); do
+		tel_get "$tb" /optinc/members,1 "['$r']['frames_in']" >"$dir/fin0.$r" || return 1
+	done
+}
+
+# The ranks' verdicts and hashes, from their logs.
+all_pass() {
+	[ "$(grep -lx PASS "$1"/rank*.log | wc -l)" -eq "$2" ]
+}
+
+all_same() {
+	local h
+
+	h=$(sed -n 's/^rank .* hash \([0-9a-f]*\)$/\1/p' "$1"/rank*.log | sort | uniq -c)
+	echo "# hashes: $(echo "$h" | tr '\n' ' ')"
+	[ "$(echo "$h" | wc -l)" -eq 1 ] && [ "$(echo "$h" | awk '{print $1}')" -eq "$2" ]
+}
+
+# One case: every rank runs allreduce_check; three test lines.
+run_case() {
+	local tb=$1 n=$2 what=$3 seed=$4 type op count dir
+
+	read -r type op count <<<"$what"
+	dir=$T_TMP/$tb-$type-$op-$count
+	mkdir -p "$dir"
+	snapshot "$tb" "$dir" "$n"
+	"$TESTBED" run --tb "$tb" -t 120 -o "$dir" \
+		"$CHECK" -c "$count" -t "$type" -o "$op" -s "$seed" >/dev/null 2>&1
+	grep -h -E "over the bound|wrong|FAIL|allreduce|comm_create" "$dir"/rank0.log | sed 's/^/# rank 0: /'
+	ok_if "$tb: $type $op of $count: every rank within the bound (seed $seed)" all_pass "$dir" "$n"
+	ok_if "$tb: $type $op of $count: all ranks bit-identical" all_same "$dir" "$n"
+	ok_if "$tb: $type $op of $count: switch counters match the ranks' frames" \
+		counters_ok "$tb" "$dir" "$n"
+}
+
+nothing_left() {
+	local tb
+
+	for tb in "${T_TBS[@]}"; do
+		ip netns list | grep -q "^$tb-" && return 1
+		pgrep -f -- "--file-prefix $tb " >/dev/null && return 1
+	done
+	return 0
+}
+
+[ -x "$CHECK" ] || { tap_plan 1; ok_if "$CHECK is built" false; exit 1; }
+nsizes=$(echo "$SIZES" | wc -w)
+tap_plan $((nsizes * (2 + 3 * (${#CASES[@]} + ${#LOSS_CASES[@]})) + 1))
+for n in $SIZES; do
+	tb=$(tb_name "ar$n")
+	ok_if "N=$n: testbed with optincd up" tb_up "$tb" -n "$n"
+	for ((c = 0; c < ${#CASES[@]}; c++)); do
+		run_case "$tb" "$n" "${CASES[$c]}" $((n * 100 + c))
+	done
+	tb_down "$tb"
+	tb=$(tb_name "al$n")
+	ok_if "N=$n: testbed with optincd and ${LOSS}% loss each way up" \
+		tb_up "$tb" -n "$n" --loss $LOSS
+	for ((c = 0; c < ${#LOSS_CASES[@]}; c++)); do
+		run_case "$tb" "$n" "${LOSS_CASES[$c]}" $((n * 100 + 50 + c))
+	done
+	tb_down "$tb"
+done
+ok_if "no namespace or daemon left behind" nothing_left
+tap_end
