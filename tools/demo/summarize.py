@@ -73,7 +73,7 @@ def main():
             _, t = step_times(rows)
             f.write(f"{algo},{t['compute_ms']:.3f},{t['comm_ms']:.3f},{t['step_ms']:.3f}\n")
             r = sum(ratio[algo]) / len(ratio[algo])
-            print(f"{algo:8} {len(rows):6} {float(rows[-1]['test_acc']):10.2f} "
+            print(f"{algo:8} {sum(1 for r in rows if int(r['steps'])):6} {float(rows[-1]['test_acc']):10.2f} "
                   f"{float(rows[-1]['test_loss']):9.4f} {t['step_ms']:8.2f} "
                   f"{t['compute_ms']:8.2f} {t['comm_ms']:8.2f} {r:9.3f}")
     print(f"(sent/grad: bytes each server sent into the switch per step over "
