@@ -116,14 +116,24 @@ static int ld_pin(const char *ifname, struct optinc_xdp *skel)
 	return 0;
 }
 
+/*
+ * "No clsact qdisc" and "clsact exists" are answers here, not errors: keep
+ * libbpf from printing the kernel's words for them.
+ */
 static int ld_tc_query(struct bpf_tc_hook *hook, struct bpf_tc_opts *opts)
 {
-	libbpf_print_fn_t old;
-	int err;
+	libbpf_print_fn_t old = libbpf_set_print(NULL);
+	int err = bpf_tc_query(hook, opts);
 
-	/* "no clsact qdisc" is an answer here: keep libbpf from printing it */
-	old = libbpf_set_print(NULL);
-	err = bpf_tc_query(hook, opts);
+	libbpf_set_print(old);
+	return err;
+}
+
+static int ld_tc_hook_create(struct bpf_tc_hook *hook)
+{
+	libbpf_print_fn_t old = libbpf_set_print(NULL);
+	int err = bpf_tc_hook_create(hook);
+
 	libbpf_set_print(old);
 	return err;
 }
@@ -190,7 +200,7 @@ static int ld_tc_attach(const char *ifname, int ifindex, int prog_fd,
 		    .priority = OPTINC_BPF_TC_PRIO, .prog_fd = prog_fd);
 	int err;
 
-	err = bpf_tc_hook_create(&hook);
+	err = ld_tc_hook_create(&hook);
 	if (err && err != -EEXIST)
 		return ld_err(err, ifname, "create clsact qdisc");
 	if (!err)

@@ -40,6 +40,7 @@
 #define AFX_RING	AFX_HALF
 #define AFX_MAX_DESC	(65536 / AFX_RX_ROOM + 1)	/* chunks of one frame */
 #define AFX_NEIGH_MS	3000	/* ARP: the kernel's three tries */
+#define AFX_BUSY_MS	1000	/* wait for a closed socket's queue */
 #define AFX_NUD_VALID	(NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | \
 			 NUD_PERMANENT | NUD_NOARP)
 
@@ -346,6 +347,24 @@ static void afx_fill_all(struct afx_xport *a)
 	xsk_ring_prod__submit(&a->fill, AFX_HALF);
 }
 
+/*
+ * The kernel lets go of a closed socket's queue a little later (deferred
+ * work): a process that comes right after another one may find it busy.
+ */
+static int afx_bind(struct afx_xport *a, const struct xsk_socket_config *scfg)
+{
+	unsigned int tries = AFX_BUSY_MS / 10;
+	int err;
+
+	while (1) {
+		err = xsk_socket__create(&a->xsk, a->ifname, a->queue, a->umem,
+					 &a->rx, &a->tx, scfg);
+		if (err != -EBUSY || !tries--)
+			return err;
+		usleep(10000);
+	}
+}
+
 /* Bind in copy mode; frames larger than a chunk need XDP_USE_SG (6.6). */
 static int afx_socket(struct optinc_comm *c, struct afx_xport *a)
 {
@@ -357,13 +376,11 @@ static int afx_socket(struct optinc_comm *c, struct afx_xport *a)
 	};
 	int err;
 
-	err = xsk_socket__create(&a->xsk, a->ifname, a->queue, a->umem, &a->rx,
-				 &a->tx, &scfg);
+	err = afx_bind(a, &scfg);
 	a->sg = !err;
 	if (err == -EINVAL) {
 		scfg.bind_flags = XDP_COPY;
-		err = xsk_socket__create(&a->xsk, a->ifname, a->queue, a->umem,
-					 &a->rx, &a->tx, &scfg);
+		err = afx_bind(a, &scfg);
 	}
 	if (err)
 		return optinc_seterr(c, OPTINC_ERR_UNSUPPORTED,

@@ -10,7 +10,7 @@
  *   oi_frames capture IFACE SECONDS COUNT [opts]
  *     prints "frames N dscp_ok N csum_ok N" for frames to --port
  * opts: --src IP --dst IP --dst-mac MAC --sport P --dport P --job J
- *       --elems N (payload elements, default 16)
+ *       --elems N (payload elements, default 16) --vlan TCI (insert a tag)
  *       --port P (capture) --dscp D (capture: expected)
  */
 #include <arpa/inet.h>
@@ -37,6 +37,7 @@ struct fr_opts {
 	__u16 port;
 	int dscp;
 	int elems;
+	int vlan;	/* TCI of an 802.1Q tag to insert, -1: none */
 };
 
 static int fr_parse_mac(const char *s, __u8 *mac)
@@ -71,6 +72,8 @@ static int fr_opt(struct fr_opts *o, const char *k, const char *v)
 		o->dscp = atoi(v);
 	else if (!strcmp(k, "--elems"))
 		o->elems = atoi(v);
+	else if (!strcmp(k, "--vlan"))
+		o->vlan = atoi(v);
 	else
 		return -EINVAL;
 	return 0;
@@ -86,6 +89,7 @@ static int fr_opts(struct fr_opts *o, int argc, char **argv)
 	o->port = OPTINC_UDP_PORT;
 	o->dscp = -1;
 	o->elems = 16;
+	o->vlan = -1;
 	for (i = 0; i + 1 < argc; i += 2)
 		if (fr_opt(o, argv[i], argv[i + 1])) {
 			fprintf(stderr, "oi_frames: bad option %s %s\n", argv[i],
@@ -138,9 +142,18 @@ static __u32 fr_build(__u8 *f, const char *kind, const struct fr_opts *o,
 		 strcmp(kind, "short-ip"))
 		return 0;
 	optinc_build_l2l4(f, &src, &dst, l4);
+	l4 += OPTINC_L2L4_LEN;
+	if (o->vlan >= 0) {
+		memmove(f + 16, f + 12, l4 - 12);
+		f[12] = 0x81;
+		f[13] = 0x00;
+		f[14] = o->vlan >> 8;
+		f[15] = o->vlan;
+		l4 += 4;
+	}
 	if (!strcmp(kind, "short-ip"))	/* the last 8 bytes went missing */
-		return OPTINC_L2L4_LEN + l4 - 8;
-	return OPTINC_L2L4_LEN + l4;
+		return l4 - 8;
+	return l4;
 }
 
 static int fr_raw_socket(const char *ifname, struct sockaddr_ll *sll)
