@@ -18,6 +18,7 @@
 #define OPTINC_ERRMSG_LEN	256
 #define OPTINC_JOIN_EVERY_MS	100	/* JOIN retransmission period */
 #define OPTINC_RETX_CAP_MS	500	/* retransmission back-off cap */
+#define OPTINC_FAST_RETX	3	/* later results that mean "lost" */
 #define OPTINC_RX_BATCH		32	/* frames read per receive call */
 #define OPTINC_IP_UDP_LEN	(20 + 8)
 #define OPTINC_RING_PORT	47100	/* ring: default first TCP port */
@@ -63,6 +64,8 @@ struct optinc_pending {
 	__u32 len;
 	int done;
 	int resent;	/* retransmitted: its round trip is no sample (Karn) */
+	int later;	/* results of frames sent after it, since it was sent */
+	int kick;	/* re-send now: later results say it was lost */
 };
 
 /* Round-trip estimate (Jacobson/Karels) that sets the first timeout. */

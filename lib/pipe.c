@@ -122,6 +122,8 @@ static void pipe_arm(struct optinc_comm *c, struct optinc_pending *pd,
 {
 	pd->first_us = pd->sent_us = now;
 	pd->resent = 0;
+	pd->later = 0;
+	pd->kick = 0;
 	pd->backoff_us = c->rtt.rto_us ? c->rtt.rto_us : 1000 * c->cfg.retx_ms;
 }
 
@@ -175,9 +177,11 @@ static int pipe_retx(struct optinc_comm *c, const struct pipe_state *ps)
 			continue;
 		if (now - pd->first_us >= limit)
 			return pipe_timeout(c, ps->seq0 + i);
-		if (pipe_due(ps, pd) > now)
+		if (!pd->kick && pipe_due(ps, pd) > now)
 			continue;
 		pd->resent = 1;
+		pd->kick = 0;
+		pd->later = 0;
 		pd->sent_us = now;
 		pd->backoff_us = OPTINC_MIN(2 * pd->backoff_us, pipe_cap_us(c));
 		c->txp[n].buf = pipe_buf(c, i);
@@ -227,6 +231,28 @@ static int pipe_check(struct optinc_comm *c, const struct optinc_phase *p,
 	return 0;
 }
 
+/*
+ * Fast retransmission: the switch answers in the order slots complete and
+ * every rank's frames reach it in the order they were sent, so results of
+ * frames sent after frame j while j has none mean that one of j's frames
+ * or its result was lost; after OPTINC_FAST_RETX of them j goes again
+ * without waiting for its timeout.
+ */
+static void pipe_fast(struct optinc_comm *c, const struct pipe_state *ps,
+		      const struct optinc_pending *got, __u32 i)
+{
+	struct optinc_pending *pd;
+	__u32 j;
+
+	for (j = ps->low; j < i; j++) {
+		pd = &c->pend[j % c->window];
+		if (pd->done || got->sent_us < pd->sent_us)
+			continue;
+		if (++pd->later >= OPTINC_FAST_RETX)
+			pd->kick = 1;
+	}
+}
+
 static int pipe_rx(struct optinc_comm *c, const struct optinc_phase *p,
 		   struct pipe_state *ps, const struct optinc_pkt *pkt)
 {
@@ -259,6 +285,7 @@ static int pipe_rx(struct optinc_comm *c, const struct optinc_phase *p,
 	p->take(p, i, pipe_frame_n(p, i), &m);
 	pd->done = 1;
 	pipe_rtt_update(c, ps, pd);
+	pipe_fast(c, ps, pd, i);
 	while (ps->low < ps->next && c->pend[ps->low % c->window].done)
 		ps->low++;
 	return 0;
