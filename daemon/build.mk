@@ -25,3 +25,5 @@ $(OPTINCD): $(OPTINCD_OBJS) $(CORE_LIB)
 
 BINS += $(OPTINCD)
 ALL_TARGETS += $(OPTINCD)
+
+TEST_PROGS += selftests/daemon/options.sh

@@ -68,9 +68,14 @@ static int port_pool(struct optinc_port *p, uint16_t nb_rxd, uint16_t nb_txd)
 	return 0;
 }
 
-static int port_queues(struct optinc_port *p)
+/*
+ * Ring sizes: the driver's preferred ones where it has them (af_xdp fills
+ * its 2048-entry fill queue from the pool at set-up), else ours.
+ */
+static int port_queues(struct optinc_port *p, const struct rte_eth_dev_info *info)
 {
-	uint16_t nb_rxd = PORT_RX_DESC, nb_txd = PORT_TX_DESC;
+	uint16_t nb_rxd = info->default_rxportconf.ring_size ?: PORT_RX_DESC;
+	uint16_t nb_txd = info->default_txportconf.ring_size ?: PORT_TX_DESC;
 	int socket = rte_eth_dev_socket_id(p->id), ret;
 
 	ret = rte_eth_dev_adjust_nb_rx_tx_desc(p->id, &nb_rxd, &nb_txd);
@@ -118,7 +123,7 @@ static int port_init(struct optinc_port *p, const struct optinc_conf *c)
 			"%s\n", p->id, p->name, p->mtu, strerror(-ret));
 		return ret;
 	}
-	ret = port_queues(p);
+	ret = port_queues(p, &info);
 	if (ret)
 		return ret;
 	ret = rte_eth_dev_start(p->id);

@@ -8,7 +8,7 @@ OPTINCCTL_LIBS := $(CORE_LIB)
 OPTINCCTL_LDLIBS = $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
 
 # The xdp object comes with bpf/ (its loader library and libbpf/libxdp).
-ifneq ($(wildcard bpf/loader.h),)
+ifeq ($(words $(wildcard bpf/loader.h tools/optincctl/xdp.c)),2)
 OPTINCCTL_SRCS += tools/optincctl/xdp.c
 OPTINCCTL_LIBS += $(O)/bpf/liboptinc-bpf.a
 OPTINCCTL_LDLIBS += $(BPF_LDLIBS)

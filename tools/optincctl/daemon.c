@@ -335,6 +335,9 @@ int optincctl_daemon(int argc, char **argv)
 	if (ret)
 		return ret;
 	ret = c->fn(&t, argv + 1);
+	if (ret == -ENOENT && c->fn != dmn_job)
+		fprintf(stderr, "optincctl: optincd gave no answer (an older "
+			"version, or stopping)\n");
 	optincctl_tel_close(&t);
 	return ret;
 }

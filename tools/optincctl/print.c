@@ -42,12 +42,13 @@ void optincctl_print_start(bool array)
 
 void optincctl_print_end(void)
 {
-	int flags = JSON_C_TO_STRING_PLAIN;
+	int flags = JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
 
 	if (!print_json())
 		return;
 	if (optincctl_opts.pretty)
-		flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED;
+		flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			JSON_C_TO_STRING_NOSLASHESCAPE;
 	puts(json_object_to_json_string_ext(print_stack[0], flags));
 	json_object_put(print_stack[0]);
 	print_depth = -1;

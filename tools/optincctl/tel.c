@@ -100,7 +100,8 @@ static json_object *tel_value(json_object *reply, const char *cmd)
  * @out: the value (put it with json_object_put())
  *
  * Return: 0, -ENOENT when the daemon answers null (no such command or
- * object; not reported), or another negative errno (reported).
+ * object, or it is stopping; not reported), or another negative errno
+ * (reported).
  */
 int optincctl_tel_query(struct optincctl_tel *t, const char *cmd,
 			json_object **out)

@@ -1,0 +1,154 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# optincd's options, config file and truth-table checks, its start and stop
+# with telemetry, and optincctl's command line. No network: one net_null
+# port. Prints TAP.
+set -u
+O=${O:-build}
+D=$O/bin/optincd
+C=$O/bin/optincctl
+prefix=optinc-opts-$$
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill -INT "$pid" 2>/dev/null && wait "$pid"
+	rm -rf "$tmp" "/var/run/dpdk/$prefix"
+}
+trap cleanup EXIT
+EAL=(-l 0 --no-huge -m 64 --no-pci --no-shconf --file-prefix "$prefix"
+     --vdev net_null0,no-rx=1)
+n=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() {
+	n=$((n + 1))
+	echo "not ok $n - $1"
+	shift
+	printf '%s\n' "$@" | sed 's/^/#   /'
+}
+
+# refuse NAME TEXT OPTION...: optincd exits non-zero and its error says TEXT
+refuse() {
+	local name=$1 want=$2 out rc
+
+	shift 2
+	out=$(timeout 20 "$D" "${EAL[@]}" -- "$@" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -qF -- "$want" <<<"$out"; then
+		ok "$name"
+	else
+		nok "$name" "exit $rc, wanted '$want' in:" "$out"
+	fi
+}
+
+# mktable FILE N VERSION CUT: a truth table for N members, CUT bytes short
+mktable() {
+	python3 - "$@" <<'PYEOF'
+import struct, sys
+path, n, ver, cut = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+radix = 3 * n + 1
+entries = radix ** 4
+hdr = struct.pack('<8sHHHHII32sII', b'OINCTBL1', ver, n, 8, radix, entries,
+                  0, bytes(32), 0, 0)
+data = hdr + bytes(entries)
+open(path, 'wb').write(data[:len(data) - cut])
+PYEOF
+}
+
+echo "1..22"
+
+out=$(timeout 20 "$D" "${EAL[@]}" -- --help 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q -- "--job SPEC" <<<"$out"; then
+	ok "--help prints the usage and exits 0"
+else
+	nok "--help prints the usage and exits 0" "exit $rc" "$out"
+fi
+
+refuse "--addr is required" "--addr is required" --job id=1,size=2
+refuse "bad --addr named" "--addr '10.77.0.300'" --addr 10.77.0.300
+refuse "bad --port named" "--port '70000'" --addr 10.77.0.254 --port 70000
+refuse "bad --mac named" "--mac '01:00:5e:00:00:01'" --addr 10.77.0.254 --mac 01:00:5e:00:00:01
+refuse "bad --idle-us named" "--idle-us 'soon'" --addr 10.77.0.254 --idle-us soon
+refuse "unknown option named" "unknown option '--frob'" --addr 10.77.0.254 --frob 1
+refuse "job size out of range" "size=99: must be 1..64" --addr 10.77.0.254 --job id=1,size=99
+refuse "job id required" "id= is required" --addr 10.77.0.254 --job size=2
+refuse "job unknown key" "unknown key 'colour'" --addr 10.77.0.254 --job id=1,size=2,colour=red
+refuse "job bits 8 or 16" "bits=12: must be 8 or 16" --addr 10.77.0.254 --job id=1,size=2,bits=12
+refuse "onn needs a table" "mode=onn needs table=FILE" --addr 10.77.0.254 --job id=1,size=2,mode=onn
+refuse "duplicate job id" "a job with this id exists" --addr 10.77.0.254 --job id=1,size=2 --job id=1,size=4
+
+printf 'addr 10.77.0.254\n# comment\n\njob id=1,size=2,window=0\n' >"$tmp/bad.conf"
+refuse "config error names file and line" "$tmp/bad.conf:4: --job" --config "$tmp/bad.conf"
+
+mktable "$tmp/good.tbl" 2 1 0
+mktable "$tmp/trunc.tbl" 2 1 100
+mktable "$tmp/v2.tbl" 2 2 0
+mktable "$tmp/n3.tbl" 3 1 0
+refuse "truncated table refused" "table '$tmp/trunc.tbl': file truncated" \
+	--addr 10.77.0.254 --job id=1,size=2,table="$tmp/trunc.tbl"
+refuse "wrong table version refused" "table '$tmp/v2.tbl': unsupported table version" \
+	--addr 10.77.0.254 --job id=1,size=2,table="$tmp/v2.tbl"
+refuse "table for another N refused" "table '$tmp/n3.tbl': made for N=3 B=8" \
+	--addr 10.77.0.254 --job id=1,size=2,table="$tmp/n3.tbl"
+
+cat >"$tmp/ok.conf" <<CONF
+# optincd config: one option per line
+addr 10.77.0.254
+--port 47001
+job id=5,size=4,bits=16,window=8,max-elems=1024
+job=id=6,size=2,table=$tmp/good.tbl
+idle-us 1000
+CONF
+"$D" "${EAL[@]}" -- --config "$tmp/ok.conf" >"$tmp/ok.log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+	[ -S "/var/run/dpdk/$prefix/dpdk_telemetry.v2" ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+done
+jobs_json=$("$C" --prefix "$prefix" -j daemon jobs 2>&1)
+if python3 -c '
+import json, sys
+j = {x["id"]: x for x in json.loads(sys.argv[1])}
+assert j[5]["bits"] == 16 and j[5]["size"] == 4 and j[5]["mode"] == "exact"
+assert j[6]["mode"] == "onn" and j[6]["size"] == 2
+' "$jobs_json" 2>/dev/null; then
+	ok "config file jobs shown by optincctl daemon jobs"
+else
+	nok "config file jobs shown by optincctl daemon jobs" "$jobs_json" "$(cat "$tmp/ok.log")"
+fi
+show=$("$C" --prefix "$prefix" -j daemon show 2>&1)
+if python3 -c '
+import json, sys
+s = json.loads(sys.argv[1])
+assert s["udp_port"] == 47001 and s["addr"] == "10.77.0.254" and s["ports"] == 1
+assert s["idle_us_max"] == 1000 and "unknown_job" in s["drops"]
+' "$show" 2>/dev/null; then
+	ok "optincctl daemon show reads the telemetry"
+else
+	nok "optincctl daemon show reads the telemetry" "$show"
+fi
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+pid=
+if [ $rc -eq 0 ] && grep -q "optincd: stopping" "$tmp/ok.log"; then
+	ok "SIGINT stops optincd with exit 0"
+else
+	nok "SIGINT stops optincd with exit 0" "exit $rc" "$(cat "$tmp/ok.log")"
+fi
+
+out=$("$C" frob 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && [ "$out" = 'Command "frob" is unknown, try "optincctl help".' ]; then
+	ok "optincctl names an unknown object"
+else
+	nok "optincctl names an unknown object" "exit $rc" "$out"
+fi
+out=$("$C" --prefix "$prefix-none" daemon show 2>&1)
+if [ $? -ne 0 ] && grep -q "is it running with --file-prefix $prefix-none" <<<"$out"; then
+	ok "optincctl says when no optincd answers"
+else
+	nok "optincctl says when no optincd answers" "$out"
+fi
