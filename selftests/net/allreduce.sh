@@ -71,14 +71,16 @@ all_same() {
 
 # One case: every rank runs allreduce_check; three test lines.
 run_case() {
-	local tb=$1 n=$2 what=$3 seed=$4 type op count dir
+	local tb=$1 n=$2 what=$3 seed=$4 type op count dir t0
 
 	read -r type op count <<<"$what"
 	dir=$T_TMP/$tb-$type-$op-$count
 	mkdir -p "$dir"
 	snapshot "$tb" "$dir" "$n"
+	t0=$SECONDS
 	"$TESTBED" run --tb "$tb" -t 120 -o "$dir" \
 		"$CHECK" -c "$count" -t "$type" -o "$op" -s "$seed" >/dev/null 2>&1
+	echo "# $((SECONDS - t0)) s; rank 0: $(grep -h '^rank .* time' "$dir/rank0.log")"
 	grep -h -E "over the bound|wrong|FAIL|allreduce|comm_create" "$dir"/rank0.log | sed 's/^/# rank 0: /'
 	ok_if "$tb: $type $op of $count: every rank within the bound (seed $seed)" all_pass "$dir" "$n"
 	ok_if "$tb: $type $op of $count: all ranks bit-identical" all_same "$dir" "$n"

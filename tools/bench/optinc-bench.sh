@@ -1,0 +1,282 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# optinc-bench.sh: on one testbed per N, side by side: optinc through optincd,
+# liboptinc's ring over TCP through the same switch, Open MPI's
+# MPI_Allreduce with every rank in its server namespace (TCP through the
+# switch) and Open MPI on one box; then bytes sent per rank as counted by the
+# switch. Prints Markdown and writes it to a file.
+set -u
+
+ROOT=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
+TESTBED=$ROOT/tools/testbed/optinc-testbed
+O=${O:-build}
+case $O in
+/*) ;;
+*) O=$ROOT/$O ;;
+esac
+export O
+BENCH=$O/bin/optinc-bench
+MPIBENCH=$O/bin/optinc-mpi-bench
+
+SIZES="2 4 8"
+MINB=4K MAXB=256M FACTOR=4 ITERS=10 WARMUP=1 TLIMIT=2 CHECK=""
+ALGOS="optinc ring mpi mpi-box"
+CSIZE=16M
+REF=64M
+OUT=$ROOT/Documentation/bench-results.md
+TB=obench
+LIMIT=900
+
+usage() {
+	cat <<EOF
+usage: optinc-bench.sh [-N 'SIZES'] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS]
+                       [-w WARMUP] [-T SECS] [-c] [-a 'ALGOS'] [-C SIZE]
+                       [-r SIZE] [-o FILE] [--tb NAME]
+  -N      numbers of ranks (default "$SIZES")
+  -b -e -f sizes from MIN to MAX bytes by FACTOR (default $MINB $MAXB $FACTOR)
+  -n -w   timed iterations and warm-up calls per size (default $ITERS $WARMUP)
+  -T      stop a size's timed iterations after SECS (default $TLIMIT)
+  -c      check every result against the double-precision reference
+  -a      any of: optinc ring mpi mpi-box (default "$ALGOS")
+  -C      size of the counted run for bytes per rank (default $CSIZE)
+  -r      size the ratios are reported at (default $REF)
+  -o      Markdown output (default Documentation/bench-results.md; - for none)
+EOF
+}
+
+die() {
+	echo "optinc-bench.sh: $*" >&2
+	exit 1
+}
+
+bytes() {
+	local v=${1%[KMGkmg]} m=1
+
+	case $1 in
+	*[Kk]) m=1024 ;;
+	*[Mm]) m=1048576 ;;
+	*[Gg]) m=1073741824 ;;
+	esac
+	echo $((v * m))
+}
+
+cleanup() {
+	"$TESTBED" down --tb "$TB" >/dev/null 2>&1
+	[ -n "${TMP:-}" ] && rm -rf "$TMP"
+}
+
+# The MPMD command line that starts rank i of mpirun in <tb>-h<i>.
+mpi_apps() {
+	local n=$1 i apps=()
+
+	shift
+	for ((i = 0; i < n; i++)); do
+		[ $i -gt 0 ] && apps+=(:)
+		apps+=(-np 1 ip netns exec "$TB-h$i" "$MPIBENCH" "$@")
+	done
+	echo "${apps[@]}"
+}
+
+# mpirun runs in h0; PMIx and the BTL use the testbed subnet, so that every
+# byte between ranks crosses the switch.
+mpi_testbed() {
+	local n=$1
+
+	shift
+	# shellcheck disable=SC2046
+	PMIX_MCA_ptl_tcp_remote_connections=1 \
+	PMIX_MCA_ptl_tcp_if_include=10.77.0.0/24 \
+	timeout -k 5 "$LIMIT" ip netns exec "$TB-h0" mpirun --allow-run-as-root \
+		--oversubscribe --bind-to none --mca btl tcp,self \
+		--mca btl_tcp_if_include 10.77.0.0/24 \
+		--mca oob_tcp_if_include 10.77.0.0/24 $(mpi_apps "$n" "$@")
+}
+
+mpi_box() {
+	local n=$1
+
+	shift
+	timeout -k 5 "$LIMIT" mpirun --allow-run-as-root --oversubscribe \
+		--bind-to none -np "$n" "$MPIBENCH" "$@"
+}
+
+# One algorithm's table; rank 0's output (others' only on failure).
+run_algo() {
+	local algo=$1 n=$2
+
+	shift 2
+	case $algo in
+	optinc | ring)
+		"$TESTBED" run --tb "$TB" -q -t "$LIMIT" "$BENCH" -a "$algo" "$@" ;;
+	mpi) mpi_testbed "$n" "$@" ;;
+	mpi-box) mpi_box "$n" "$@" ;;
+	esac
+}
+
+# Bytes each server sent into the switch: per-port rx_bytes, port i = p<i>.
+port_bytes() {
+	"$TESTBED" tel --tb "$TB" /optinc/ports | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["/optinc/ports"]
+print(" ".join(str(d[k]["rx_bytes"]) for k in sorted(d, key=int)))'
+}
+
+# One call of CSIZE with each algorithm; bytes per rank / CSIZE.
+counted() {
+	local n=$1 algo b0 b1 cs r i sum
+
+	cs=$(bytes "$CSIZE")
+	printf '| %s | %s |' "$n" "$(awk -v n="$n" 'BEGIN { printf "%.3f", 2 * (n - 1) / n }')"
+	for algo in optinc ring mpi; do
+		if ! [[ " $ALGOS " == *" $algo "* ]]; then
+			printf ' - |'
+			continue
+		fi
+		read -ra b0 < <(port_bytes)
+		if ! run_algo "$algo" "$n" -b "$CSIZE" -e "$CSIZE" -n 1 -w 0 \
+			>"$TMP/count.log" 2>&1; then
+			printf ' failed |'
+			continue
+		fi
+		read -ra b1 < <(port_bytes)
+		sum=0
+		r=""
+		for ((i = 0; i < n; i++)); do
+			sum=$((sum + b1[i] - b0[i]))
+		done
+		r=$(awk -v s="$sum" -v n="$n" -v c="$cs" 'BEGIN { printf "%.3f", s / n / c }')
+		printf ' %s |' "$r"
+	done
+	echo
+}
+
+# Time per call at REF bytes from a saved table (column 3), "" if absent.
+time_at() {
+	[ -f "$1" ] || return 0
+	awk -v b="$(bytes "$REF")" '$1 == b { print $3; exit }' "$1"
+}
+
+ratio_row() {
+	local n=$1 t a o
+	local -A tm
+
+	for a in optinc ring mpi mpi-box; do
+		tm[$a]=$(time_at "$TMP/$n.$a")
+	done
+	o=${tm[optinc]}
+	printf '| %s |' "$n"
+	for a in optinc ring mpi mpi-box; do
+		t=${tm[$a]}
+		if [ -z "$t" ]; then
+			printf ' - |'
+		elif [ -n "$o" ] && [ "$a" != optinc ]; then
+			printf ' %.1f (%.2fx) |' "$(awk -v t="$t" 'BEGIN { print t / 1000 }')" \
+				"$(awk -v t="$t" -v o="$o" 'BEGIN { print t / o }')"
+		else
+			printf ' %.1f |' "$(awk -v t="$t" 'BEGIN { print t / 1000 }')"
+		fi
+	done
+	echo
+}
+
+one_size() {
+	local n=$1 a args
+
+	echo "## N = $n"
+	echo
+	"$TESTBED" up --tb "$TB" -n "$n" >&2 || die "testbed with $n servers did not come up"
+	for a in $ALGOS; do
+		args=(-b "$MINB" -e "$MAXB" -f "$FACTOR" -n "$ITERS" -w "$WARMUP")
+		[ -n "$CHECK" ] && args+=(-c)
+		case $a in
+		optinc | ring) args+=(-T "$TLIMIT") ;;
+		esac
+		echo "### $a"
+		echo
+		echo '```'
+		run_algo "$a" "$n" "${args[@]}" >"$TMP/$n.$a" 2>&1 ||
+			echo "# $a failed:"
+		cat "$TMP/$n.$a"
+		echo '```'
+		echo
+	done
+	counted "$n" >"$TMP/$n.count"
+	"$TESTBED" down --tb "$TB" >&2
+}
+
+report() {
+	local n
+
+	echo "# Benchmark results"
+	echo
+	echo "Made by \`$CMDLINE\` on $(date -u +%Y-%m-%d) ($(nproc) CPUs, $(uname -r),"
+	echo "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1))."
+	echo "optinc: liboptinc through optincd (UDP, 8-bit, exact average);"
+	echo "ring: liboptinc's ring all-reduce over TCP through the same switch;"
+	echo "mpi: Open MPI MPI_Allreduce, each rank in its server namespace, TCP through"
+	echo "the switch; mpi-box: Open MPI with all ranks on one box (no switch)."
+	echo "time = mean per call; algbw = S/t, busbw = algbw * 2(n-1)/n (nccl-tests);"
+	echo "sent/rank = UDP payload bytes per call as liboptinc counts them."
+	echo
+	for n in $SIZES; do
+		one_size "$n"
+	done
+	echo "## Time per call at $REF, ms (ratio to optinc)"
+	echo
+	echo "| N | optinc | ring | mpi (switch) | mpi-box |"
+	echo "|---|---|---|---|---|"
+	for n in $SIZES; do
+		ratio_row "$n"
+	done
+	echo
+	echo "## Bytes sent per server / gradient bytes, counted by the switch ($CSIZE float32, one call)"
+	echo
+	echo "Per-port rx_bytes of optincd (whole Ethernet frames, all traffic of the"
+	echo "call: for optinc the 8-bit values, block exponents and headers)."
+	echo
+	echo "| N | 2(N-1)/N | optinc | ring | mpi |"
+	echo "|---|---|---|---|---|"
+	for n in $SIZES; do
+		cat "$TMP/$n.count"
+	done
+}
+
+main() {
+	CMDLINE="tools/bench/optinc-bench.sh $*"
+	while [ $# -gt 0 ]; do
+		case $1 in
+		-N) SIZES=$2; shift 2 ;;
+		-b) MINB=$2; shift 2 ;;
+		-e) MAXB=$2; shift 2 ;;
+		-f) FACTOR=$2; shift 2 ;;
+		-n) ITERS=$2; shift 2 ;;
+		-w) WARMUP=$2; shift 2 ;;
+		-T) TLIMIT=$2; shift 2 ;;
+		-c) CHECK=-c; shift ;;
+		-a) ALGOS=$2; shift 2 ;;
+		-C) CSIZE=$2; shift 2 ;;
+		-r) REF=$2; shift 2 ;;
+		-o) OUT=$2; shift 2 ;;
+		--tb) TB=$2; shift 2 ;;
+		-h | --help) usage; exit 0 ;;
+		*) usage >&2; exit 1 ;;
+		esac
+	done
+	[ "$(id -u)" = 0 ] || die "needs root (network namespaces)"
+	[ -x "$BENCH" ] || die "$BENCH not built (make)"
+	if [[ $ALGOS == *mpi* ]] && [ ! -x "$MPIBENCH" ]; then
+		echo "optinc-bench.sh: $MPIBENCH not built (needs mpicc: openmpi-bin libopenmpi-dev); skipping Open MPI" >&2
+		ALGOS=$(echo "$ALGOS" | tr ' ' '\n' | grep -v '^mpi' | tr '\n' ' ')
+	fi
+	TMP=$(mktemp -d)
+	trap cleanup EXIT
+	trap 'exit 1' INT TERM
+	if [ "$OUT" = - ]; then
+		report
+	else
+		report | tee "$OUT.tmp" && mv "$OUT.tmp" "$OUT" &&
+			echo "optinc-bench.sh: written to $OUT" >&2
+	fi
+}
+
+main "$@"
