@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * What happens to one received frame: learn its source, then OptINC to
- * the switch -> aggregation, ARP for the switch -> reply, anything else
- * to the switch's MAC -> dropped, the rest -> L2 forwarding.
+ * the switch -> aggregation, ARP or ping for the switch -> reply, anything
+ * else to the switch's MAC -> dropped, the rest -> L2 forwarding.
  */
 #include <rte_byteorder.h>
 #include <rte_ether.h>
@@ -61,6 +61,10 @@ void optinc_dp_input(struct rte_mbuf *m, uint16_t port,
 	    optinc_arp_input(m, port, c))
 		return;
 	if (dp_to_switch_mac(eth, c)) {
+		if (optinc_icmp_input(m, port, c)) {
+			OPTINC_STAT_INC(optinc_sw_stats.icmp_replies);
+			return;
+		}
 		dp_drop(m, port, &optinc_sw_stats.to_switch_other);
 		return;
 	}

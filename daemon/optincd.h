@@ -98,6 +98,10 @@ unsigned int optinc_l2_capacity(void);
 bool optinc_arp_input(struct rte_mbuf *m, uint16_t port,
 		      const struct optinc_conf *c);
 
+/* icmp.c */
+bool optinc_icmp_input(struct rte_mbuf *m, uint16_t port,
+		       const struct optinc_conf *c);
+
 /* agg.c */
 struct optinc_agg_job {
 	struct optinc_job core;

@@ -3,6 +3,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mempool.h>
@@ -45,6 +49,29 @@ static uint16_t port_mtu(const struct optinc_port *p,
 		mtu = RTE_MIN(mtu, info->max_rx_pktlen - RTE_ETHER_HDR_LEN -
 				   RTE_ETHER_CRC_LEN);
 	return (uint16_t)RTE_MAX(mtu, (uint32_t)RTE_ETHER_MIN_MTU);
+}
+
+/*
+ * net_af_packet keeps the MTU of its kernel interface (and reports 1500 to
+ * ethdev); show the interface's, which is what limits its frames.
+ */
+static uint16_t port_afp_mtu(const struct optinc_port *p,
+			     const struct rte_eth_dev_info *info)
+{
+	struct ifreq ifr = { 0 };
+	int fd, mtu = -1;
+
+	if (!info->if_index || !if_indextoname(info->if_index, ifr.ifr_name))
+		return p->mtu;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd >= 0 && !ioctl(fd, SIOCGIFMTU, &ifr))
+		mtu = ifr.ifr_mtu;
+	if (fd >= 0)
+		close(fd);
+	if (mtu <= 0)
+		return p->mtu;
+	return (uint16_t)RTE_MIN(mtu, p->max_frame - RTE_ETHER_HDR_LEN -
+				      RTE_VLAN_HLEN);
 }
 
 static int port_pool(struct optinc_port *p, uint16_t nb_rxd, uint16_t nb_txd)
@@ -132,6 +159,8 @@ static int port_init(struct optinc_port *p, const struct optinc_conf *c)
 			p->name, strerror(-ret));
 		return ret;
 	}
+	if (!strcmp(info.driver_name, "net_af_packet"))
+		p->mtu = port_afp_mtu(p, &info);
 	ret = rte_eth_promiscuous_enable(p->id);
 	if (ret)
 		fprintf(stderr, "optincd: port %u (%s): promiscuous mode: %s "

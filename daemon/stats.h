@@ -56,7 +56,7 @@ struct optinc_job_stats {
 	struct optinc_member_stats member[OPTINC_MAX_MEMBERS];
 } __rte_cache_aligned;
 
-/* Switch-wide: L2 forwarding, ARP, idle back-off, drops of no job. */
+/* Switch-wide: L2 forwarding, ARP, ping, idle back-off, drops of no job. */
 struct optinc_sw_stats {
 	uint64_t polls;		/* loop rounds over all ports */
 	uint64_t idle_sleeps;
@@ -67,7 +67,8 @@ struct optinc_sw_stats {
 	uint64_t fdb_learned;
 	uint64_t fdb_moved;
 	uint64_t arp_replies;
-	uint64_t to_switch_other; /* to our MAC, neither ARP nor OptINC */
+	uint64_t icmp_replies;	/* echo replies (ping) */
+	uint64_t to_switch_other; /* to our MAC, not ARP, ping or OptINC */
 	uint64_t runts;		/* shorter than an Ethernet header */
 	uint64_t nacks;		/* NACKs for jobs that do not exist */
 	uint64_t tx_errors;

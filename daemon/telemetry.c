@@ -79,6 +79,7 @@ static void tlm_info_sw(struct rte_tel_data *d)
 	TLM_U64(d, s, fdb_learned);
 	TLM_U64(d, s, fdb_moved);
 	TLM_U64(d, s, arp_replies);
+	TLM_U64(d, s, icmp_replies);
 	TLM_U64(d, s, to_switch_other);
 	TLM_U64(d, s, runts);
 	TLM_U64(d, s, nacks);

@@ -81,7 +81,8 @@ static int dmn_show(struct optincctl_tel *t, char **argv)
 	dmn_u64(o, "l2_forwarded", "    l2: forwarded %" PRIu64);
 	dmn_u64(o, "l2_flooded", " flooded %" PRIu64);
 	dmn_u64(o, "l2_filtered", " filtered %" PRIu64);
-	dmn_u64(o, "arp_replies", " arp-replies %" PRIu64 "\n");
+	dmn_u64(o, "arp_replies", " arp-replies %" PRIu64);
+	dmn_u64(o, "icmp_replies", " ping-replies %" PRIu64 "\n");
 	if (optincctl_opts.stats || optincctl_opts.json) {
 		dmn_u64(o, "polls", "    loop: polls %" PRIu64);
 		dmn_u64(o, "idle_sleeps", " idle-sleeps %" PRIu64);
