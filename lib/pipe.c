@@ -15,6 +15,7 @@ struct pipe_state {
 	__u32 next;	/* first frame not sent yet */
 	__u64 sync_us;	/* first result came: every rank was in the call */
 	__u64 rx_us;	/* last result (or the start) */
+	__u32 hi;	/* one past the latest frame with its result */
 };
 
 /**
@@ -163,6 +164,27 @@ static int pipe_timeout(struct optinc_comm *c, __u32 seq)
 			     seq, c->cfg.timeout_ms, c->cfg.sw_str);
 }
 
+/*
+ * When frame @i goes again: at once when later results say it was lost;
+ * when overdue if it is a hole (a later frame has its result) or the first
+ * frame without a result after all that have one. Frames behind that one
+ * wait: with nothing coming back, one frame probes whether the switch or
+ * a slow rank holds things up, instead of the whole window going again.
+ * Any frame fails when it is timeout_ms old.
+ */
+static __u64 pipe_when(const struct optinc_comm *c,
+		       const struct pipe_state *ps, __u32 i)
+{
+	const struct optinc_pending *pd = &c->pend[i % c->window];
+	__u64 give_up = pd->first_us + 1000ULL * c->cfg.timeout_ms;
+
+	if (pd->kick)
+		return 0;
+	if (i > OPTINC_MAX(ps->hi, ps->low))
+		return give_up;
+	return OPTINC_MIN(pipe_due(ps, pd), give_up);
+}
+
 /* Re-send frames whose result is overdue; fail the ones overdue for good. */
 static int pipe_retx(struct optinc_comm *c, const struct pipe_state *ps)
 {
@@ -177,7 +199,7 @@ static int pipe_retx(struct optinc_comm *c, const struct pipe_state *ps)
 			continue;
 		if (now - pd->first_us >= limit)
 			return pipe_timeout(c, ps->seq0 + i);
-		if (!pd->kick && pipe_due(ps, pd) > now)
+		if (pipe_when(c, ps, i) > now)
 			continue;
 		pd->resent = 1;
 		pd->kick = 0;
@@ -192,20 +214,16 @@ static int pipe_retx(struct optinc_comm *c, const struct pipe_state *ps)
 	return n ? optinc_xmit(c, c->txp, n) : 0;
 }
 
-/* Milliseconds (rounded up) until the next frame is due again. */
+/* Milliseconds (rounded up) until a frame is to be sent again or fails. */
 static int pipe_wait_ms(const struct optinc_comm *c,
 			const struct pipe_state *ps)
 {
 	__u64 now = optinc_now_us(), due = now + 1000ULL * c->cfg.timeout_ms;
-	const struct optinc_pending *pd;
 	__u32 i;
 
-	for (i = ps->low; i < ps->next; i++) {
-		pd = &c->pend[i % c->window];
-		if (!pd->done)
-			due = OPTINC_MIN(due, OPTINC_MIN(pipe_due(ps, pd),
-				pd->first_us + 1000ULL * c->cfg.timeout_ms));
-	}
+	for (i = ps->low; i < ps->next; i++)
+		if (!c->pend[i % c->window].done)
+			due = OPTINC_MIN(due, pipe_when(c, ps, i));
 	return due > now ? (int)((due - now + 999) / 1000) : 0;
 }
 
@@ -286,6 +304,7 @@ static int pipe_rx(struct optinc_comm *c, const struct optinc_phase *p,
 	pd->done = 1;
 	pipe_rtt_update(c, ps, pd);
 	pipe_fast(c, ps, pd, i);
+	ps->hi = OPTINC_MAX(ps->hi, i + 1);
 	while (ps->low < ps->next && c->pend[ps->low % c->window].done)
 		ps->low++;
 	return 0;
