@@ -226,9 +226,10 @@ static struct rte_mbuf *agg_alloc(struct optinc_agg_job *j, uint16_t port,
 		OPTINC_STAT_INC(*(j ? &j->stats.tx_errors : &optinc_sw_stats.tx_errors));
 		return NULL;
 	}
+	/* a frame longer than the port's MTU would die at the receiver */
 	*buf = rte_pktmbuf_mtod(m, uint8_t *);
 	*room = RTE_MIN(rte_pktmbuf_tailroom(m),
-			(uint32_t)optinc_ports[port].max_frame);
+			(uint32_t)optinc_ports[port].mtu + RTE_ETHER_HDR_LEN);
 	return m;
 }
 
