@@ -65,8 +65,8 @@ static int ld_pin_prepare(const char *ifname, const char *dir)
 		return ld_err(-errno, ifname, "mkdir " OPTINC_BPF_PIN_DIR);
 	if (mkdir(dir, 0700)) {
 		if (errno == EEXIST)
-			fprintf(stderr, "xdp: %s: %s exists: pins of an attach in another network namespace? remove them first\n",
-				ifname, dir);
+			fprintf(stderr, "xdp: %s: %s exists: stale pins, or pins of the same name from another network namespace ('optincctl xdp detach %s' removes stale ones)\n",
+				ifname, dir, ifname);
 		return ld_err(-errno, ifname, "mkdir pin directory");
 	}
 	return 0;

@@ -23,7 +23,7 @@ $(XDP_XPORT): $(XDPT_DIR)/xport_afxdp.o $(XDP_XPORT_OBJS) $(CORE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BPF_LDLIBS)
 
-XDP_TESTS := selftests/xdp/xdp_prog.sh
+XDP_TESTS := selftests/xdp/xdp_prog.sh selftests/xdp/afxdp_testbed.sh
 
 ALL_TARGETS += $(XDPCTL) $(XDP_FRAMES) $(XDP_XPORT)
 TEST_PROGS += $(XDP_TESTS)

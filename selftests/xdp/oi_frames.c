@@ -8,7 +8,8 @@
  *                         short-ip short-udp magic version type
  *   oi_frames udp KIND COUNT [opts]            KIND: data join result
  *   oi_frames capture IFACE SECONDS COUNT [opts]
- *     prints "frames N dscp_ok N csum_ok N" for frames to --port
+ *     prints "frames N dscp_ok N csum_ok N" for frames to --port, after
+ *     COUNT frames, SECONDS, or --idle SECS without one
  * opts: --src IP --dst IP --dst-mac MAC --sport P --dport P --job J
  *       --elems N (payload elements, default 16) --vlan TCI (insert a tag)
  *       --port P (capture) --dscp D (capture: expected)
@@ -30,6 +31,7 @@
 #include <optinc/core.h>
 
 #define FR_MAX		9216
+#define FR_RCVBUF	(64 << 20)
 
 struct fr_opts {
 	struct optinc_endpoint src, dst;
@@ -38,6 +40,7 @@ struct fr_opts {
 	int dscp;
 	int elems;
 	int vlan;	/* TCI of an 802.1Q tag to insert, -1: none */
+	double idle;	/* capture: stop this long after the last frame */
 };
 
 static int fr_parse_mac(const char *s, __u8 *mac)
@@ -74,6 +77,8 @@ static int fr_opt(struct fr_opts *o, const char *k, const char *v)
 		o->elems = atoi(v);
 	else if (!strcmp(k, "--vlan"))
 		o->vlan = atoi(v);
+	else if (!strcmp(k, "--idle"))
+		o->idle = atof(v);
 	else
 		return -EINVAL;
 	return 0;
@@ -159,11 +164,14 @@ static __u32 fr_build(__u8 *f, const char *kind, const struct fr_opts *o,
 static int fr_raw_socket(const char *ifname, struct sockaddr_ll *sll)
 {
 	int fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	int sz = FR_RCVBUF;
 
 	if (fd < 0) {
 		perror("oi_frames: AF_PACKET socket");
 		return -1;
 	}
+	/* a capture must not lose frames of a burst: as root, take room */
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz));
 	memset(sll, 0, sizeof(*sll));
 	sll->sll_family = AF_PACKET;
 	sll->sll_protocol = htons(ETH_P_ALL);
@@ -267,7 +275,7 @@ static int fr_capture(int argc, char **argv)
 	struct sockaddr_ll sll;
 	struct fr_opts o;
 	__u8 f[FR_MAX];
-	double end;
+	double end, now, last = 0;
 	ssize_t r;
 
 	if (argc < 3 || fr_opts(&o, argc - 3, argv + 3))
@@ -279,12 +287,15 @@ static int fr_capture(int argc, char **argv)
 	want = atoi(argv[2]);
 	printf("ready\n");
 	fflush(stdout);
-	while (frames < want && fr_now() < end) {
+	while (frames < want && (now = fr_now()) < end &&
+	       !(o.idle > 0 && frames && now - last > o.idle)) {
 		if (poll(&pfd, 1, 100) <= 0)
 			continue;
 		r = recv(pfd.fd, f, sizeof(f), 0);
-		if (r > 0)
-			frames += fr_check(f, r, &o, &dscp_ok, &csum_ok);
+		if (r > 0 && fr_check(f, r, &o, &dscp_ok, &csum_ok)) {
+			frames++;
+			last = fr_now();
+		}
 	}
 	printf("frames %d dscp_ok %d csum_ok %d\n", frames, dscp_ok, csum_ok);
 	close(pfd.fd);
