@@ -27,6 +27,10 @@ $(TABLE_INJECT): $(O)/tools/demo/table_inject.o $(CORE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
+# kselftest_harness.h is extracted by selftests/build.mk (included later)
+$(O)/selftests/demo/ring_test.o: EXTRA_CFLAGS += -I$(O)/kselftest
+$(O)/selftests/demo/ring_test.o: $(O)/kselftest/kselftest_harness.h
+
 $(RING_TEST): $(O)/selftests/demo/ring_test.o $(O)/lib/ring.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm

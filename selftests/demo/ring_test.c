@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Ring all-reduce (lib/ring.c) with ranks as processes on 127.0.0.1: TAP. */
+/* Ring all-reduce (lib/ring.c) with ranks as processes on 127.0.0.1. */
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,10 +13,12 @@
 
 #include <optinc/optinc.h>
 #include "../../lib/ring.h"
+#include "kselftest_harness.h"
 
 #define MAX_RANKS	4
 #define NR_SIZES	4
 #define NR_KINDS	4
+#define PEERS4		"127.0.0.1,127.0.0.1,127.0.0.1,127.0.0.1"
 #define MSG_LEN		256
 #define CHILD_ALARM_S	60
 
@@ -44,27 +44,8 @@ struct result {
 
 struct shared {
 	struct result open[MAX_RANKS];
-	struct result res[NR_SIZES][NR_KINDS][MAX_RANKS];
+	struct result res[NR_SIZES][MAX_RANKS];
 };
-
-static int tap_nr, tap_failed;
-
-static void tap(int ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void tap(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", ok ? "" : "not ", ++tap_nr);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		tap_failed++;
-}
 
 static uint64_t mix64(uint64_t x)
 {
@@ -178,145 +159,151 @@ static void run_case(struct optinc_ring *ring, int rank, int size, int kind,
 	res->hash = hash_bytes(dst, n * 4);
 }
 
-static int child(struct shared *sh, int rank, int size, unsigned int port,
-		 const char *peers)
+/* One rank: open the ring, run every size of @kind, report in @sh. */
+static int rank_main(struct shared *sh, int rank, int size, int kind,
+		     unsigned int port)
 {
 	size_t max = sizes[NR_SIZES - 1];
-	struct optinc_ring *ring;
 	void *in = malloc(max * 4), *out = malloc(max * 4);
-	int s, k;
+	struct optinc_ring *ring;
+	int s;
 
 	alarm(CHILD_ALARM_S);
 	if (!in || !out)
 		return 1;
-	sh->open[rank].ret = optinc_ring_open(&ring, rank, size, peers, port,
-					      10000, sh->open[rank].msg,
+	sh->open[rank].ret = optinc_ring_open(&ring, rank, size,
+					      PEERS4 + 10 * (MAX_RANKS - size),
+					      port, 10000, sh->open[rank].msg,
 					      MSG_LEN);
 	if (sh->open[rank].ret < 0)
 		return 1;
 	for (s = 0; s < NR_SIZES; s++)
-		for (k = 0; k < NR_KINDS; k++)
-			run_case(ring, rank, size, k, sizes[s], in, out,
-				 &sh->res[s][k][rank]);
+		run_case(ring, rank, size, kind, sizes[s], in, out,
+			 &sh->res[s][rank]);
 	optinc_ring_close(ring);
 	free(in);
 	free(out);
 	return 0;
 }
 
-static void spawn(pid_t *pids, int nr, int (*fn)(void *, int), void *arg)
+static void *shared_map(size_t len)
 {
-	int r;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
-	for (r = 0; r < nr; r++) {
-		pids[r] = fork();
-		if (pids[r] == 0)
-			_exit(fn(arg, r));
-	}
+	if (p != MAP_FAILED)
+		memset(p, 0, len);
+	return p;
 }
 
-static void reap(pid_t *pids, int nr)
+/* A port range of its own for each test process (rank r: port + r). */
+static unsigned int test_port(void)
 {
-	int r, st;
-
-	for (r = 0; r < nr; r++)
-		if (pids[r] > 0)
-			waitpid(pids[r], &st, 0);
+	return 20000 + (getpid() % 1400) * 32;
 }
 
-struct group {
+FIXTURE(ring) {
 	struct shared *sh;
-	int size;
 	unsigned int port;
-	const char *peers;
 };
 
-static int group_child(void *arg, int rank)
-{
-	struct group *g = arg;
+FIXTURE_VARIANT(ring) {
+	int size;
+};
 
-	return child(g->sh, rank, g->size, g->port, g->peers);
+FIXTURE_VARIANT_ADD(ring, n2) { .size = 2 };
+FIXTURE_VARIANT_ADD(ring, n3) { .size = 3 };
+FIXTURE_VARIANT_ADD(ring, n4) { .size = 4 };
+
+FIXTURE_SETUP(ring)
+{
+	int s, r;
+
+	self->sh = shared_map(sizeof(*self->sh));
+	ASSERT_NE(MAP_FAILED, self->sh);
+	for (s = 0; s < NR_SIZES; s++)
+		for (r = 0; r < MAX_RANKS; r++)
+			self->sh->res[s][r].ret = -ECHILD;
+	self->port = test_port();
 }
 
-static void report_case(struct shared *sh, int size, int s, int k)
+FIXTURE_TEARDOWN(ring)
 {
-	struct result *res = sh->res[s][k];
-	int r, ok = 1, same = 1;
+	munmap(self->sh, sizeof(*self->sh));
+}
+
+/* Every rank a process; each result equal to the reference, all alike. */
+static void check_kind(struct __test_metadata *_metadata, struct shared *sh,
+		       int size, unsigned int port, int kind)
+{
+	pid_t pids[MAX_RANKS];
+	int r, s, st;
 
 	for (r = 0; r < size; r++) {
-		if (res[r].ret < 0 || !res[r].ok) {
-			ok = 0;
-			printf("# rank %d: ret %d %s\n", r, res[r].ret,
-			       res[r].ret < 0 ? res[r].msg : "wrong result");
-		}
-		if (res[r].hash != res[0].hash)
-			same = 0;
+		pids[r] = fork();
+		ASSERT_LE(0, pids[r]);
+		if (pids[r] == 0)
+			_exit(rank_main(sh, r, size, kind, port));
 	}
-	tap(ok, "N=%d count=%zu %s equals the reference", size, sizes[s],
-	    kind_names[k]);
-	tap(ok && same, "N=%d count=%zu %s bit-identical on all ranks", size,
-	    sizes[s], kind_names[k]);
-	if (sizes[s] == sizes[NR_SIZES - 1] && ok)
-		printf("# N=%d count=%zu %s: %.1f ms on rank 0\n", size,
-		       sizes[s], kind_names[k], res[0].ms);
-}
-
-static void test_group(int size, unsigned int port)
-{
-	struct shared *sh;
-	pid_t pids[MAX_RANKS];
-	struct group g = {
-		.size = size, .port = port,
-		.peers = "127.0.0.1,127.0.0.1,127.0.0.1,127.0.0.1" +
-			 10 * (MAX_RANKS - size),
-	};
-	int r, s, k, opened = 1;
-
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED) {
-		tap(0, "N=%d: mmap: %s", size, strerror(errno));
-		return;
-	}
-	memset(sh, 0, sizeof(*sh));
-	for (s = 0; s < NR_SIZES; s++)
-		for (k = 0; k < NR_KINDS; k++)
-			for (r = 0; r < MAX_RANKS; r++)
-				sh->res[s][k][r].ret = -ECHILD;
-	g.sh = sh;
-	spawn(pids, size, group_child, &g);
-	reap(pids, size);
 	for (r = 0; r < size; r++)
-		if (sh->open[r].ret < 0) {
-			printf("# rank %d: %s\n", r, sh->open[r].msg);
-			opened = 0;
+		waitpid(pids[r], &st, 0);
+	for (r = 0; r < size; r++)
+		ASSERT_EQ(0, sh->open[r].ret) TH_LOG("rank %d: %s", r,
+						     sh->open[r].msg);
+	for (s = 0; s < NR_SIZES; s++) {
+		for (r = 0; r < size; r++) {
+			struct result *res = &sh->res[s][r];
+
+			ASSERT_EQ(0, res->ret) TH_LOG("count %zu rank %d: %s",
+						      sizes[s], r, res->msg);
+			EXPECT_TRUE(res->ok) TH_LOG("%s, count %zu, rank %d: wrong result",
+						    kind_names[kind], sizes[s], r);
+			EXPECT_EQ(sh->res[s][0].hash, res->hash)
+				TH_LOG("%s, count %zu: rank %d differs from rank 0",
+				       kind_names[kind], sizes[s], r);
 		}
-	tap(opened, "N=%d ranks open a ring on 127.0.0.1", size);
-	for (s = 0; s < NR_SIZES; s++)
-		for (k = 0; k < NR_KINDS; k++)
-			report_case(sh, size, s, k);
-	munmap(sh, sizeof(*sh));
+	}
+	printf("# N=%d %s, %zu elements: %.1f ms on rank 0\n", size,
+	       kind_names[kind], sizes[NR_SIZES - 1],
+	       sh->res[NR_SIZES - 1][0].ms);
+	fflush(stdout);
 }
 
-struct gone {
-	struct result res[MAX_RANKS];
-	unsigned int port;
-	int mode;		/* 0: rank 2 never starts, 1: it leaves */
-};
-
-static int gone_child(void *arg, int rank)
+TEST_F(ring, float32_sum_exact_values)
 {
-	struct gone *g = arg;
-	struct result *res = &g->res[rank];
-	struct optinc_ring *ring;
+	check_kind(_metadata, self->sh, variant->size, self->port,
+		   K_FSUM_EXACT);
+}
+
+TEST_F(ring, float32_avg_exact_values_in_place)
+{
+	check_kind(_metadata, self->sh, variant->size, self->port,
+		   K_FAVG_EXACT);
+}
+
+TEST_F(ring, float32_avg_random_values_in_place)
+{
+	check_kind(_metadata, self->sh, variant->size, self->port,
+		   K_FAVG_RANDOM);
+}
+
+TEST_F(ring, int32_sum_wraps)
+{
+	check_kind(_metadata, self->sh, variant->size, self->port, K_ISUM);
+}
+
+/* Ranks 0 and 1 of 3; rank 2 never comes (mode 0) or leaves after open. */
+static int gone_rank(struct result *res, int rank, unsigned int port,
+		     int mode)
+{
 	size_t n = 1 << 20;
-	float *buf;
+	float *buf = calloc(n, sizeof(*buf));
+	struct optinc_ring *ring;
 	double t0 = now_ms();
 
 	alarm(CHILD_ALARM_S);
-	buf = calloc(n, sizeof(*buf));
-	res->ret = optinc_ring_open(&ring, rank, 3, "127.0.0.1,127.0.0.1,127.0.0.1",
-				    g->port, 1000, res->msg, MSG_LEN);
+	res->ret = optinc_ring_open(&ring, rank, 3, PEERS4 + 10, port, 1000,
+				    res->msg, MSG_LEN);
 	if (res->ret == 0 && (rank == 2 || !buf)) {
 		optinc_ring_close(ring);
 		return 0;
@@ -332,78 +319,74 @@ static int gone_child(void *arg, int rank)
 	return 0;
 }
 
-static void test_gone(unsigned int port, int mode)
+static void check_gone(struct __test_metadata *_metadata, int mode)
 {
-	struct gone *g;
+	struct result *res = shared_map(3 * sizeof(*res));
+	unsigned int port = test_port();
+	int r, st, nr = mode ? 3 : 2;
 	pid_t pids[3];
-	int r, ok = 1, nr = mode ? 3 : 2;
 
-	g = mmap(NULL, sizeof(*g), PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (g == MAP_FAILED) {
-		tap(0, "missing peer: mmap: %s", strerror(errno));
-		return;
+	ASSERT_NE(MAP_FAILED, res);
+	for (r = 0; r < nr; r++) {
+		pids[r] = fork();
+		ASSERT_LE(0, pids[r]);
+		if (pids[r] == 0)
+			_exit(gone_rank(&res[r], r, port, mode));
 	}
-	memset(g, 0, sizeof(*g));
-	g->port = port;
-	g->mode = mode;
-	spawn(pids, nr, gone_child, g);
-	reap(pids, nr);
+	for (r = 0; r < nr; r++)
+		waitpid(pids[r], &st, 0);
 	for (r = 0; r < 2; r++) {
-		printf("# rank %d: ret %d after %.0f ms: %s\n", r,
-		       g->res[r].ret, g->res[r].ms, g->res[r].msg);
-		if (g->res[r].ret >= 0 || g->res[r].ms > 5000)
-			ok = 0;
-		if (!mode && (g->res[r].ret != OPTINC_ERR_TIMEOUT ||
-			      !strstr(g->res[r].msg, "rank 2")))
-			ok = 0;
+		printf("# rank %d: %d after %.0f ms: %s\n", r, res[r].ret,
+		       res[r].ms, res[r].msg);
+		fflush(stdout);
+		EXPECT_GT(0, res[r].ret);
+		EXPECT_GT(5000, res[r].ms);
+		if (!mode) {
+			EXPECT_EQ(OPTINC_ERR_TIMEOUT, res[r].ret);
+			EXPECT_NE(NULL, strstr(res[r].msg, "rank 2"));
+		}
 	}
-	if (mode)
-		tap(ok, "a rank that leaves after open fails the others' all-reduce instead of hanging");
-	else
-		tap(ok, "a missing rank 2 gives a timeout naming it on ranks 0 and 1");
-	munmap(g, sizeof(*g));
+	munmap(res, 3 * sizeof(*res));
 }
 
-static void test_args(unsigned int port)
+TEST(missing_rank_gives_timeout_naming_it)
 {
+	check_gone(_metadata, 0);
+}
+
+TEST(rank_leaving_fails_allreduce_instead_of_hanging)
+{
+	check_gone(_metadata, 1);
+}
+
+TEST(bad_arguments)
+{
+	float x[3] = { 1.5f, -2.0f, 3.25f }, y[3];
 	char err[MSG_LEN] = "";
 	struct optinc_ring *ring;
-	float x[3] = { 1.5f, -2.0f, 3.25f }, y[3];
-	int ret;
 
-	ret = optinc_ring_open(&ring, 0, 2, "127.0.0.1", port, 100, err,
-			       sizeof(err));
-	tap(ret == OPTINC_ERR_INVALID && *err,
-	    "one peer address for two ranks is refused (%s)", err);
-	ret = optinc_ring_open(&ring, 0, 1, "127.0.0.1", port, 100, err,
-			       sizeof(err));
-	tap(ret == 0, "a ring of one rank opens");
-	if (ret)
-		return;
-	ret = optinc_ring_allreduce(ring, x, y, 3, OPTINC_FLOAT32, OPTINC_AVG,
-				    err, sizeof(err));
-	tap(ret == 0 && !memcmp(x, y, sizeof(x)),
-	    "a ring of one rank copies its input");
-	ret = optinc_ring_allreduce(ring, x, y, 3, OPTINC_INT32, OPTINC_AVG,
-				    err, sizeof(err));
-	tap(ret == OPTINC_ERR_UNSUPPORTED, "int32 avg is unsupported (%s)",
-	    err);
+	EXPECT_EQ(OPTINC_ERR_INVALID,
+		  optinc_ring_open(&ring, 0, 2, "127.0.0.1", test_port(), 100,
+				   err, sizeof(err)));
+	EXPECT_NE(0, err[0]);
+	EXPECT_EQ(OPTINC_ERR_INVALID,
+		  optinc_ring_open(&ring, 0, 2, "127.0.0.1,localhost",
+				   test_port(), 100, err, sizeof(err)));
+	EXPECT_EQ(OPTINC_ERR_INVALID,
+		  optinc_ring_open(&ring, 2, 2, PEERS4 + 20, test_port(), 100,
+				   err, sizeof(err)));
+	ASSERT_EQ(0, optinc_ring_open(&ring, 0, 1, "127.0.0.1", test_port(),
+				      100, err, sizeof(err)));
+	EXPECT_EQ(0, optinc_ring_allreduce(ring, x, y, 3, OPTINC_FLOAT32,
+					   OPTINC_AVG, err, sizeof(err)));
+	EXPECT_EQ(0, memcmp(x, y, sizeof(x)));
+	EXPECT_EQ(OPTINC_ERR_UNSUPPORTED,
+		  optinc_ring_allreduce(ring, x, y, 3, OPTINC_INT32,
+					OPTINC_AVG, err, sizeof(err)));
+	EXPECT_EQ(OPTINC_ERR_INVALID,
+		  optinc_ring_allreduce(ring, NULL, y, 3, OPTINC_FLOAT32,
+					OPTINC_SUM, err, sizeof(err)));
 	optinc_ring_close(ring);
 }
 
-int main(void)
-{
-	unsigned int port = 20000 + (getpid() % 1400) * 32;
-	int size;
-
-	printf("TAP version 13\n");
-	fflush(stdout);
-	test_args(port);
-	for (size = 2; size <= MAX_RANKS; size++)
-		test_group(size, port + 4 * size);
-	test_gone(port + 20, 0);
-	test_gone(port + 24, 1);
-	printf("1..%d\n", tap_nr);
-	return tap_failed ? 1 : 0;
-}
+TEST_HARNESS_MAIN

@@ -13,16 +13,18 @@ set multiplot layout 2,2 title sprintf("Fashion-MNIST MLP, %d servers: OptINC (%
 csv = dir.'/train.csv'
 is(a) = strcol(2) eq a
 
-set title 'Test accuracy'
+# epoch 0 is the untrained model (10 %): left out so the curves are readable
+set title 'Test accuracy after each epoch'
 set xlabel 'epoch'
 set xtics 1
 set ylabel '%'
 set key bottom right
-plot csv using 1:(is('optinc') ? $9 : NaN) with linespoints lw 2 title 'OptINC', \
-     csv using 1:(is('ring') ? $9 : NaN) with linespoints lw 2 dt 2 title 'ring'
+plot csv using 1:(is('optinc') && $1 > 0 ? $9 : NaN) with linespoints lw 2 title 'OptINC', \
+     csv using 1:(is('ring') && $1 > 0 ? $9 : NaN) with linespoints lw 2 dt 2 title 'ring'
 
-set title 'Loss'
+set title 'Loss (epoch 0: the initial model)'
 set ylabel 'cross-entropy'
+set logscale y
 set key top right
 plot csv using 1:(is('optinc') ? $8 : NaN) with linespoints lw 2 lc 1 title 'OptINC test', \
      csv using 1:(is('optinc') ? $7 : NaN) with lines lw 1 lc 1 title 'OptINC train', \
@@ -30,6 +32,7 @@ plot csv using 1:(is('optinc') ? $8 : NaN) with linespoints lw 2 lc 1 title 'Opt
      csv using 1:(is('ring') ? $7 : NaN) with lines lw 1 lc 2 dt 2 title 'ring train'
 
 set title 'Time per step (rank 0)'
+unset logscale y
 set xlabel ''
 set xtics autofreq
 set ylabel 'ms'
