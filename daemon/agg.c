@@ -185,11 +185,12 @@ static uint16_t agg_member_port(const struct optinc_agg_job *j, uint16_t rank,
 				uint64_t now)
 {
 	struct rte_ether_addr mac;
-	int port;
+	uint16_t port;
 
 	memcpy(mac.addr_bytes, j->core.members[rank].ep.mac, RTE_ETHER_ADDR_LEN);
-	port = optinc_l2_lookup(&mac, now);
-	return port < 0 ? j->member_port[rank] : (uint16_t)port;
+	if (optinc_l2_lookup(&mac, now, &port))
+		return j->member_port[rank];
+	return port;
 }
 
 /* Send @m holding a built frame of @len bytes (0: it did not fit). */

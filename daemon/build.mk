@@ -21,7 +21,7 @@ $(OPTINCD_OBJS): | $(O)/daemon/.dpdk-found
 $(OPTINCD): $(OPTINCD_OBJS) $(CORE_LIB)
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) -o $@ $(OPTINCD_OBJS) $(CORE_LIB) $(DPDK_LIBS) -lpthread
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OPTINCD_OBJS) $(CORE_LIB) $(DPDK_LIBS) -lpthread
 
 BINS += $(OPTINCD)
 ALL_TARGETS += $(OPTINCD)

@@ -61,7 +61,7 @@ static int eal_owned_n;
  * Only arguments before a "--" are EAL's; they are looked at as
  * "--vdev VALUE" and "--vdev=VALUE". optinc_eal_args_free() frees them.
  *
- * Return: @argc, or -ENOMEM.
+ * Return: 0, or -ENOMEM.
  */
 int optinc_eal_args(int argc, char **argv, char ***out)
 {
@@ -93,7 +93,7 @@ int optinc_eal_args(int argc, char **argv, char ***out)
 		}
 	}
 	*out = v;
-	return argc;
+	return 0;
 }
 
 void optinc_eal_args_free(void)

@@ -9,6 +9,7 @@
  * stop at the first empty one. Only the datapath lcore touches the table;
  * telemetry reads just the count.
  */
+#include <errno.h>
 #include <rte_cycles.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
@@ -87,8 +88,9 @@ void optinc_l2_learn(const struct rte_ether_addr *mac, uint16_t port,
 	OPTINC_STAT_INC(optinc_sw_stats.fdb_learned);
 }
 
-/* The port @mac was last seen on, or -1 when unknown or aged out. */
-int optinc_l2_lookup(const struct rte_ether_addr *mac, uint64_t now)
+/* The port @mac was last seen on; -ENOENT when unknown or aged out. */
+int optinc_l2_lookup(const struct rte_ether_addr *mac, uint64_t now,
+		     uint16_t *port)
 {
 	uint32_t h = l2_hash(mac), i;
 	const struct l2_entry *e;
@@ -96,11 +98,15 @@ int optinc_l2_lookup(const struct rte_ether_addr *mac, uint64_t now)
 	for (i = 0; i < L2_PROBES; i++) {
 		e = &l2_table[(h + i) & (L2_SIZE - 1)];
 		if (!e->seen)
-			return -1;
-		if (rte_is_same_ether_addr(&e->mac, mac))
-			return l2_fresh(e, now) ? e->port : -1;
+			return -ENOENT;
+		if (rte_is_same_ether_addr(&e->mac, mac)) {
+			if (!l2_fresh(e, now))
+				return -ENOENT;
+			*port = e->port;
+			return 0;
+		}
 	}
-	return -1;
+	return -ENOENT;
 }
 
 static void l2_flood(struct rte_mbuf *m, uint16_t in_port)
@@ -125,14 +131,10 @@ void optinc_l2_forward(struct rte_mbuf *m, uint16_t in_port, uint64_t now)
 {
 	const struct rte_ether_hdr *eth =
 		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-	int out;
+	uint16_t out;
 
-	if (rte_is_multicast_ether_addr(&eth->dst_addr)) {
-		l2_flood(m, in_port);
-		return;
-	}
-	out = optinc_l2_lookup(&eth->dst_addr, now);
-	if (out < 0) {
+	if (rte_is_multicast_ether_addr(&eth->dst_addr) ||
+	    optinc_l2_lookup(&eth->dst_addr, now, &out)) {
 		l2_flood(m, in_port);
 	} else if (out == in_port) {
 		OPTINC_STAT_INC(optinc_sw_stats.l2_filtered);
@@ -140,7 +142,7 @@ void optinc_l2_forward(struct rte_mbuf *m, uint16_t in_port, uint64_t now)
 		rte_pktmbuf_free(m);
 	} else {
 		OPTINC_STAT_INC(optinc_sw_stats.l2_forwarded);
-		optinc_port_tx((uint16_t)out, m);
+		optinc_port_tx(out, m);
 	}
 }
 

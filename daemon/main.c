@@ -144,15 +144,14 @@ int main(int argc, char **argv)
 	int ret, n;
 
 	rte_set_application_usage_hook(optinc_opts_usage);
-	n = optinc_eal_args(argc, argv, &eal_argv);
-	if (n < 0) {
+	if (optinc_eal_args(argc, argv, &eal_argv)) {
 		fprintf(stderr, "optincd: out of memory\n");
 		return EXIT_FAILURE;
 	}
-	ret = rte_eal_init(n, eal_argv);
+	ret = rte_eal_init(argc, eal_argv);
 	if (ret < 0)
 		rte_exit(EXIT_FAILURE, "Invalid EAL arguments\n");
-	n -= ret;
+	n = argc - ret;
 
 	force_quit = false;
 	signal(SIGINT, signal_handler);
@@ -160,11 +159,11 @@ int main(int argc, char **argv)
 
 	optinc_opts_defaults(&conf);
 	ret = optinc_opts_parse(&conf, n, eal_argv + ret);
-	if (ret == 1)
+	if (!ret && conf.help)
 		optinc_opts_usage(argv[0]);
 	else if (!ret)
 		ret = main_setup(&conf);
-	if (!ret) {
+	if (!ret && !conf.help) {
 		main_banner(&conf);
 		main_loop(&conf);
 		printf("optincd: stopping\n");

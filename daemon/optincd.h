@@ -37,6 +37,7 @@ struct optinc_job_conf {
 struct optinc_conf {
 	struct optinc_endpoint sw;	/* our MAC, IPv4, UDP port (net order) */
 	bool mac_set;
+	bool help;			/* --help: print the usage, do nothing */
 	uint16_t udp_port;		/* host order */
 	uint16_t mtu;
 	uint32_t idle_us;
@@ -89,7 +90,8 @@ struct rte_mbuf *optinc_port_alloc(uint16_t port);
 void optinc_l2_init(void);
 void optinc_l2_learn(const struct rte_ether_addr *mac, uint16_t port,
 		     uint64_t now);
-int optinc_l2_lookup(const struct rte_ether_addr *mac, uint64_t now);
+int optinc_l2_lookup(const struct rte_ether_addr *mac, uint64_t now,
+		     uint16_t *port);
 void optinc_l2_forward(struct rte_mbuf *m, uint16_t in_port, uint64_t now);
 unsigned int optinc_l2_count(uint64_t now);
 unsigned int optinc_l2_capacity(void);

@@ -339,7 +339,9 @@ void optinc_opts_defaults(struct optinc_conf *c)
  * @argc: argument count, argv[0] being the program
  * @argv: the arguments left after EAL's
  *
- * Return: 0, 1 when --help was asked for, or -EINVAL (reported).
+ * --help sets c->help and stops reading.
+ *
+ * Return: 0, or -EINVAL (reported).
  */
 int optinc_opts_parse(struct optinc_conf *c, int argc, char **argv)
 {
@@ -349,8 +351,10 @@ int optinc_opts_parse(struct optinc_conf *c, int argc, char **argv)
 		char *arg = argv[i], *val = NULL, name[64];
 		size_t n;
 
-		if (!strcmp(arg, "--help") || !strcmp(arg, "-h"))
-			return 1;
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			c->help = true;
+			return 0;
+		}
 		if (strncmp(arg, "--", 2) || !arg[2]) {
 			fprintf(stderr, "optincd: unexpected argument '%s' "
 				"(see --help)\n", arg);

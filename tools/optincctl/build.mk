@@ -28,7 +28,7 @@ $(OPTINCCTL_OBJS): | $(O)/tools/optincctl/.json-c-found
 $(OPTINCCTL): $(OPTINCCTL_OBJS) $(OPTINCCTL_LIBS)
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) -o $@ $(OPTINCCTL_OBJS) $(OPTINCCTL_LIBS) $(OPTINCCTL_LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OPTINCCTL_OBJS) $(OPTINCCTL_LIBS) $(OPTINCCTL_LDLIBS)
 
 BINS += $(OPTINCCTL)
 ALL_TARGETS += $(OPTINCCTL)

@@ -89,55 +89,57 @@ static int do_object(int argc, char **argv)
 }
 
 /*
- * A global option at argv[0]: returns how many words it took, 0 when it
- * printed what was asked (help, version), -1 on an error (printed).
+ * A global option at argv[0]. *used: the words it took; 0 when it printed
+ * what was asked for (help, version) and nothing else is to be done.
  */
-static int parse_opt(int argc, char **argv)
+static int parse_opt(int argc, char **argv, int *used)
 {
 	const char *o = argv[0];
 
+	*used = 1;
 	if (o[1] == '-')
 		o++;
-	if (optincctl_matches(o, "-json"))
+	if (optincctl_matches(o, "-json")) {
 		optincctl_opts.json = true;
-	else if (optincctl_matches(o, "-pretty"))
+	} else if (optincctl_matches(o, "-pretty")) {
 		optincctl_opts.pretty = true;
-	else if (optincctl_matches(o, "-statistics") || !strcmp(o, "-s"))
+	} else if (optincctl_matches(o, "-statistics") || !strcmp(o, "-s")) {
 		optincctl_opts.stats++;
-	else if (!strcmp(o, "-prefix") || !strcmp(o, "-file-prefix") ||
-		 !strcmp(argv[0], "-P")) {
+	} else if (!strcmp(o, "-prefix") || !strcmp(o, "-file-prefix") ||
+		   !strcmp(argv[0], "-P")) {
 		if (argc < 2) {
 			fprintf(stderr, "optincctl: %s needs a value\n", argv[0]);
-			return -1;
+			return -EINVAL;
 		}
 		optincctl_opts.prefix = argv[1];
-		return 2;
+		*used = 2;
 	} else if (optincctl_matches(o, "-Version")) {
 		printf("optincctl %s\n", OPTINCCTL_VERSION);
-		return 0;
+		*used = 0;
 	} else if (optincctl_matches(o, "-help")) {
 		usage(stdout);
-		return 0;
+		*used = 0;
 	} else {
 		fprintf(stderr, "Option \"%s\" is unknown, try \"optincctl help\".\n",
 			argv[0]);
-		return -1;
+		return -EINVAL;
 	}
-	return 1;
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	int n;
+	int used;
 
 	argc--;
 	argv++;
 	while (argc > 0 && argv[0][0] == '-') {
-		n = parse_opt(argc, argv);
-		if (n <= 0)
-			return n ? 1 : 0;
-		argc -= n;
-		argv += n;
+		if (parse_opt(argc, argv, &used))
+			return 1;
+		if (!used)
+			return 0;
+		argc -= used;
+		argv += used;
 	}
 	if (optincctl_opts.pretty)
 		optincctl_opts.json = true;
