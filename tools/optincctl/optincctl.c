@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "optincctl.h"
+#ifdef OPTINCCTL_KMOD
+#include "kmod.h"
+#endif
 #ifdef OPTINCCTL_XDP
 #include "xdp.h"
 #endif
@@ -37,6 +40,9 @@ static void usage(FILE *f)
 		"Usage: optincctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       optincctl help\n"
 		"where  OBJECT := { daemon | table"
+#ifdef OPTINCCTL_KMOD
+		" | kmod"
+#endif
 #ifdef OPTINCCTL_XDP
 		" | xdp"
 #endif
@@ -50,6 +56,10 @@ static void usage(FILE *f)
 		"       optincctl xdp { attach | detach | show } ...\n"
 #endif
 		"-s: more counters; --prefix: optincd's DPDK --file-prefix (default rte).\n");
+#ifdef OPTINCCTL_KMOD
+	fputc('\n', f);
+	optincctl_kmod_usage(f);
+#endif
 }
 
 static int do_help(int argc, char **argv)
@@ -57,6 +67,13 @@ static int do_help(int argc, char **argv)
 	usage(stdout);
 	return 0;
 }
+
+#ifdef OPTINCCTL_KMOD
+static int do_kmod(int argc, char **argv)
+{
+	return optincctl_kmod(argc, argv, optincctl_opts.json);
+}
+#endif
 
 #ifdef OPTINCCTL_XDP
 static int do_xdp(int argc, char **argv)
@@ -72,6 +89,9 @@ static const struct {
 } objects[] = {
 	{ "daemon", optincctl_daemon },
 	{ "table", optincctl_table },
+#ifdef OPTINCCTL_KMOD
+	{ "kmod", do_kmod },
+#endif
 #ifdef OPTINCCTL_XDP
 	{ "xdp", do_xdp },
 #endif
