@@ -15,10 +15,13 @@ LOSS_CASES=("float avg 1000" "float avg 1048583" "int sum 1048583")
 LOSS=5
 T_TMP=$(mktemp -d)
 
-# JSON answer of a telemetry command, one value picked by a Python path.
-tel_get() {
-	"$TESTBED" tel --tb "$1" "$2" |
-		python3 -c "import json, sys; d = json.load(sys.stdin); print(d['${2%%,*}']$3)"
+# The switch's counts of job 1: slots completed, then frames in per rank.
+switch_counts() {
+	"$TESTBED" tel --tb "$1" /optinc/job,1 /optinc/members,1 | python3 -c '
+import json, sys
+job = json.loads(sys.stdin.readline())["/optinc/job"]
+mem = json.loads(sys.stdin.readline())["/optinc/members"]
+print(job["slots_completed"], *(mem[k]["frames_in"] for k in sorted(mem, key=int)))'
 }
 
 # The ranks' own counts, from their logs: frames sent by all ranks (JOINs
@@ -33,27 +36,19 @@ rank_counts() {
 # to the switch at least once, and the switch saw no more frames (JOINs
 # included) than the ranks sent.
 counters_ok() {
-	local tb=$1 dir=$2 n=$3 slots sent retx uniq fin r m
+	local tb=$1 dir=$2 n=$3 sent retx uniq fin slots r c0 c1
 
-	slots=$(( $(tel_get "$tb" /optinc/job,1 "['slots_completed']") - $(cat "$dir/slots0") ))
+	read -ra c0 <"$dir/counts0"
+	read -ra c1 < <(switch_counts "$tb")
 	read -r sent retx uniq < <(rank_counts "$dir")
 	fin=0
-	for ((r = 0; r < n; r++)); do
-		m=$(tel_get "$tb" /optinc/members,1 "['$r']['frames_in']")
-		fin=$((fin + m - $(cat "$dir/fin0.$r")))
+	for ((r = 1; r <= n; r++)); do
+		fin=$((fin + c1[r] - c0[r]))
 	done
+	slots=$((c1[0] - c0[0]))
 	echo "# switch: $slots slots completed, $fin frames in; ranks: $sent sent ($retx retransmitted), $uniq distinct per rank"
 	[ "$slots" -eq "$uniq" ] && [ "$uniq" -gt 0 ] &&
 		[ "$fin" -ge $((uniq * n)) ] && [ "$fin" -le "$sent" ]
-}
-
-snapshot() {
-	local tb=$1 dir=$2 n=$3 r
-
-	tel_get "$tb" /optinc/job,1 "['slots_completed']" >"$dir/slots0" || return 1
-	for ((r = 0; r < n; r++)); do
-		tel_get "$tb" /optinc/members,1 "['$r']['frames_in']" >"$dir/fin0.$r" || return 1
-	done
 }
 
 # The ranks' verdicts and hashes, from their logs.
@@ -76,7 +71,7 @@ run_case() {
 	read -r type op count <<<"$what"
 	dir=$T_TMP/$tb-$type-$op-$count
 	mkdir -p "$dir"
-	snapshot "$tb" "$dir" "$n"
+	switch_counts "$tb" >"$dir/counts0"
 	t0=$SECONDS
 	"$TESTBED" run --tb "$tb" -t 120 -o "$dir" \
 		"$CHECK" -c "$count" -t "$type" -o "$op" -s "$seed" >/dev/null 2>&1

@@ -18,6 +18,7 @@ struct mpib_cfg {
 	size_t minb, maxb;
 	unsigned int factor, iters, warmup;
 	int isint, avg, check;
+	double tlimit;
 };
 
 static int mpib_size(const char *s, size_t *v)
@@ -40,7 +41,7 @@ static int mpib_parse(int argc, char **argv, struct mpib_cfg *c)
 {
 	int o, err = 0;
 
-	while ((o = getopt(argc, argv, "b:e:f:n:w:d:o:c")) != -1) {
+	while ((o = getopt(argc, argv, "b:e:f:n:w:d:o:cT:")) != -1) {
 		switch (o) {
 		case 'b': err |= mpib_size(optarg, &c->minb); break;
 		case 'e': err |= mpib_size(optarg, &c->maxb); break;
@@ -50,6 +51,7 @@ static int mpib_parse(int argc, char **argv, struct mpib_cfg *c)
 		case 'd': c->isint = !strcmp(optarg, "int"); break;
 		case 'o': c->avg = !strcmp(optarg, "avg"); break;
 		case 'c': c->check = 1; break;
+		case 'T': c->tlimit = atof(optarg); break;
 		default: return -1;
 		}
 	}
@@ -102,14 +104,23 @@ static void mpib_row(const struct mpib_cfg *c, const void *in, void *out,
 	double t0, t, tsum, algbw, max_abs = 0, ratio = 0;
 	long bad = -1;
 	unsigned int i;
+	int stop;
 
 	for (i = 0; i < c->warmup; i++)
 		mpib_call(c, in, out, n, size);
-	MPI_Barrier(MPI_COMM_WORLD);
-	t0 = MPI_Wtime();
-	for (i = 0; i < c->iters; i++)
+	t = 0;
+	stop = 0;
+	for (i = 0; i < c->iters && !stop; i++) {
+		t0 = MPI_Wtime();
 		mpib_call(c, in, out, n, size);
-	t = (MPI_Wtime() - t0) / c->iters;
+		t += MPI_Wtime() - t0;
+		if (c->tlimit > 0) {
+			stop = t >= c->tlimit;
+			MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_LOR,
+				      MPI_COMM_WORLD);
+		}
+	}
+	t /= i;
 	MPI_Allreduce(&t, &tsum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 	if (rank)
 		return;
@@ -140,7 +151,7 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (mpib_parse(argc, argv, &c)) {
 		if (!rank)
-			fprintf(stderr, "usage: optinc-mpi-bench [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [-d float|int] [-o avg|sum] [-c]\n");
+			fprintf(stderr, "usage: optinc-mpi-bench [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [-d float|int] [-o avg|sum] [-c] [-T SECS]\n");
 		MPI_Finalize();
 		return 2;
 	}

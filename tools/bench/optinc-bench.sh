@@ -188,9 +188,7 @@ one_size() {
 	for a in $ALGOS; do
 		args=(-b "$MINB" -e "$MAXB" -f "$FACTOR" -n "$ITERS" -w "$WARMUP")
 		[ -n "$CHECK" ] && args+=(-c)
-		case $a in
-		optinc | ring) args+=(-T "$TLIMIT") ;;
-		esac
+		args+=(-T "$TLIMIT")
 		echo "### $a"
 		echo
 		echo '```'
@@ -210,7 +208,8 @@ report() {
 	echo "# Benchmark results"
 	echo
 	echo "Made by \`$CMDLINE\` on $(date -u +%Y-%m-%d) ($(nproc) CPUs, $(uname -r),"
-	echo "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1))."
+	echo "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1); load average"
+	echo "at the start $(cut -d' ' -f1-3 /proc/loadavg): the machine is shared, small sizes are noisy)."
 	echo "optinc: liboptinc through optincd (UDP, 8-bit, exact average);"
 	echo "ring: liboptinc's ring all-reduce over TCP through the same switch;"
 	echo "mpi: Open MPI MPI_Allreduce, each rank in its server namespace, TCP through"
