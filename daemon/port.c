@@ -14,7 +14,7 @@
 
 #define PORT_RX_DESC	512
 #define PORT_TX_DESC	512
-#define PORT_CACHE	256
+#define PORT_CACHE	128
 /* mbufs beyond the rings: rx bursts, tx buffers, frames the switch builds */
 #define PORT_SPARE	(4 * OPTINC_BURST + 2 * OPTINC_MAX_MEMBERS)
 
@@ -97,7 +97,9 @@ static int port_pool(struct optinc_port *p, uint16_t nb_rxd, uint16_t nb_txd)
 
 /*
  * Ring sizes: the driver's preferred ones where it has them (af_xdp fills
- * its 2048-entry fill queue from the pool at set-up), else ours.
+ * its 2048-entry fill queue from the pool at set-up), else ours. af_packet
+ * copies between its kernel rings and mbufs: its descriptors hold no mbufs,
+ * and a small pool lets many ports fit in the -m of a testbed.
  */
 static int port_queues(struct optinc_port *p, const struct rte_eth_dev_info *info)
 {
@@ -105,6 +107,8 @@ static int port_queues(struct optinc_port *p, const struct rte_eth_dev_info *inf
 	uint16_t nb_txd = info->default_txportconf.ring_size ?: PORT_TX_DESC;
 	int socket = rte_eth_dev_socket_id(p->id), ret;
 
+	if (!strcmp(info->driver_name, "net_af_packet"))
+		nb_rxd = nb_txd = OPTINC_BURST;
 	ret = rte_eth_dev_adjust_nb_rx_tx_desc(p->id, &nb_rxd, &nb_txd);
 	if (ret) {
 		fprintf(stderr, "optincd: port %u: adjusting descriptors: %s\n",
