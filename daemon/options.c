@@ -2,6 +2,7 @@
 /* optincd's own options (after EAL's `--`) and its config file. */
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,30 +96,36 @@ static int opts_mtu(struct optinc_conf *c, const char *name, const char *val)
 	return 0;
 }
 
+#define OPTS_JOB_NUM(k, f, b, lo, hi) \
+	{ k, b, lo, hi, offsetof(struct optinc_job_conf, f), \
+	  sizeof(((struct optinc_job_conf *)0)->f) }
+
+/* The numeric keys of a job spec: where each goes and what it may be. */
 static const struct opts_job_num {
 	const char *key;
 	int base;
 	unsigned long long min, max;
+	size_t off, size;
 } opts_job_nums[] = {
-	{ "id", 10, 1, 65535 },
-	{ "size", 10, 1, OPTINC_MAX_MEMBERS },
-	{ "bits", 10, 8, 16 },
-	{ "token", 0, 0, UINT32_MAX },
-	{ "window", 10, 1, OPTINC_MAX_WINDOW },
-	{ "max-elems", 10, 1, 65535 },
+	OPTS_JOB_NUM("id", id, 10, 1, 65535),
+	OPTS_JOB_NUM("size", size, 10, 1, OPTINC_MAX_MEMBERS),
+	OPTS_JOB_NUM("bits", bits, 10, 8, 16),
+	OPTS_JOB_NUM("token", token, 0, 0, UINT32_MAX),
+	OPTS_JOB_NUM("window", window, 10, 1, OPTINC_MAX_WINDOW),
+	OPTS_JOB_NUM("max-elems", max_elems, 10, 1, 65535),
 };
 
-static void opts_job_store(struct optinc_job_conf *j, unsigned int i,
-			   unsigned long long v)
+static void opts_job_store(struct optinc_job_conf *j,
+			   const struct opts_job_num *d, unsigned long long v)
 {
-	switch (i) {
-	case 0: j->id = (uint16_t)v; break;
-	case 1: j->size = (uint16_t)v; break;
-	case 2: j->bits = (uint8_t)v; break;
-	case 3: j->token = (uint32_t)v; break;
-	case 4: j->window = (uint16_t)v; break;
-	case 5: j->max_elems = (uint16_t)v; break;
-	}
+	void *p = (char *)j + d->off;
+
+	if (d->size == sizeof(uint8_t))
+		*(uint8_t *)p = (uint8_t)v;
+	else if (d->size == sizeof(uint16_t))
+		*(uint16_t *)p = (uint16_t)v;
+	else
+		*(uint32_t *)p = (uint32_t)v;
 }
 
 static int opts_job_num(struct optinc_job_conf *j, const char *key,
@@ -133,16 +140,17 @@ static int opts_job_num(struct optinc_job_conf *j, const char *key,
 		d = &opts_job_nums[i];
 		if (strcmp(key, d->key))
 			continue;
-		if (opts_num(val, d->base, d->min, d->max, &v) ||
-		    (i == 2 && v != 8 && v != 16)) {
-			if (i == 2)
-				snprintf(why, sizeof(why), "bits=%s: must be 8 or 16", val);
-			else
-				snprintf(why, sizeof(why), "%s=%s: must be %llu..%llu",
-					 key, val, d->min, d->max);
+		if (!strcmp(key, "bits") &&
+		    (opts_num(val, 10, 8, 16, &v) || (v != 8 && v != 16))) {
+			snprintf(why, sizeof(why), "bits=%s: must be 8 or 16", val);
 			return opts_err("job", spec, why);
 		}
-		opts_job_store(j, i, v);
+		if (opts_num(val, d->base, d->min, d->max, &v)) {
+			snprintf(why, sizeof(why), "%s=%s: must be %llu..%llu",
+				 key, val, d->min, d->max);
+			return opts_err("job", spec, why);
+		}
+		opts_job_store(j, d, v);
 		return 0;
 	}
 	snprintf(why, sizeof(why), "unknown key '%s' (keys: id size bits mode "
@@ -217,7 +225,7 @@ static int opts_job(struct optinc_conf *c, const char *name, const char *val)
 	int ret = 0;
 
 	if (!copy)
-		return -ENOMEM;
+		return opts_err(name, val, "out of memory");
 	for (tok = strtok_r(copy, ",", &save); tok && !ret;
 	     tok = strtok_r(NULL, ",", &save))
 		ret = opts_job_key(&j, tok, &mode_set, val);
