@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-3-Clause)
 /*
  * Sending a phase's frames through the switch: a sliding window of frames
- * in flight, retransmission with exponential back-off, results matched to
- * frames by seq. Frame seq0 + i may go out once frame i - window is done,
+ * in flight, results matched to frames by seq, retransmission (fast after
+ * later results, else on an adaptive timeout with exponential back-off;
+ * Documentation/library.md, "Reliability"). Frame seq0 + i may go out once frame i - window is done,
  * which is what lets the switch reuse a slot's other copy (CONTRACT.md).
  */
 #include <string.h>
