@@ -3,8 +3,9 @@
  * Sending a phase's frames through the switch: a sliding window of frames
  * in flight, results matched to frames by seq, retransmission (fast after
  * later results, else on an adaptive timeout with exponential back-off;
- * Documentation/library.md, "Reliability"). Frame seq0 + i may go out once frame i - window is done,
- * which is what lets the switch reuse a slot's other copy (CONTRACT.md).
+ * Documentation/library.md, "Reliability"). Frame seq0 + i may go out
+ * once frame i - window is done, which is what lets the switch reuse a
+ * slot's other copy (CONTRACT.md).
  */
 #include <string.h>
 
