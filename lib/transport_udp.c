@@ -26,9 +26,12 @@ static void udp_sockbufs(int fd)
 {
 	int sz = UDP_SOCKBUF;
 
-	/* best effort: a smaller buffer only costs retransmissions */
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
-	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	/* best effort: a smaller buffer only costs retransmissions; past
+	 * net.core.rmem_max/wmem_max only with CAP_NET_ADMIN */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
 }
 
 static int udp_open(struct optinc_comm *c, struct optinc_xport **xp)
