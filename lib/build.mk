@@ -3,8 +3,12 @@
 # core archive inside, its pkg-config file, and its tests in selftests/lib.
 
 LIB_SRCS := lib/error.c lib/env.c lib/comm.c lib/join.c lib/transport.c \
-	    lib/transport_udp.c lib/pipe.c lib/allreduce.c lib/ring.c
+	    lib/transport_udp.c lib/transport_afxdp.c lib/pipe.c \
+	    lib/allreduce.c lib/ring.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
+# the afxdp transport finds the XDP program's maps with bpf/maps.c
+LIB_XDP_OBJ := $(O)/bpf/maps.o
+LIB_XDP_LIBS = $(shell pkg-config --libs libxdp libbpf 2>/dev/null || echo -lxdp -lbpf)
 
 LIB_HDR	 := lib/include/optinc/optinc.h
 LIB_VERSION := $(shell sed -n 's/^\#define OPTINC_LIB_\(MAJOR\|MINOR\|PATCH\)[[:space:]]*\([0-9]*\).*/\2/p' $(LIB_HDR) | paste -sd.)
@@ -17,18 +21,18 @@ LIB_MAP	 := lib/liboptinc.map
 
 $(LIB_OBJS): EXTRA_CFLAGS += -fPIC -fvisibility=hidden
 
-$(LIB_SO_REAL): $(LIB_OBJS) $(CORE_LIB) $(LIB_MAP)
+$(LIB_SO_REAL): $(LIB_OBJS) $(LIB_XDP_OBJ) $(CORE_LIB) $(LIB_MAP)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-soname,$(LIB_SONAME) \
 		-Wl,--version-script=$(LIB_MAP) -Wl,-z,defs \
-		-o $@ $(LIB_OBJS) $(CORE_LIB) -lm
+		-o $@ $(LIB_OBJS) $(LIB_XDP_OBJ) $(CORE_LIB) $(LIB_XDP_LIBS) -lm
 
 $(O)/lib/$(LIB_SONAME) $(LIB_SO): $(LIB_SO_REAL)
 	$(call msg,LN,$@)
 	$(Q)ln -sf $(notdir $<) $@
 
 # the core's objects go in too, so that -loptinc is all a static link needs
-$(LIB_A): $(LIB_OBJS) $(CORE_OBJS)
+$(LIB_A): $(LIB_OBJS) $(LIB_XDP_OBJ) $(CORE_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@
 	$(Q)ar rcs $@ $^

@@ -254,18 +254,22 @@ static int env_ring(struct optinc_comm *c, const struct optinc_opts *o)
 
 static int env_transport(struct optinc_comm *c, const struct optinc_opts *o)
 {
+	static const struct optinc_xport_ops *const xports[] = {
+		&optinc_udp_ops, &optinc_afxdp_ops,
+	};
 	const char *s = o->transport, *from = "opts.transport";
+	size_t i;
 
 	if (!s && (s = getenv("OPTINC_TRANSPORT")))
 		from = "OPTINC_TRANSPORT";
-	if (!s || !strcmp(s, optinc_udp_ops.name)) {
-		c->cfg.xops = &optinc_udp_ops;
-		return 0;
+	if (!s)
+		s = optinc_udp_ops.name;
+	for (i = 0; i < sizeof(xports) / sizeof(xports[0]); i++) {
+		if (!strcmp(s, xports[i]->name)) {
+			c->cfg.xops = xports[i];
+			return 0;
+		}
 	}
-	if (!strcmp(s, "afxdp"))
-		return optinc_seterr(c, OPTINC_ERR_UNSUPPORTED,
-				     "%s=afxdp: transport not built into this library",
-				     from);
 	return optinc_seterr(c, OPTINC_ERR_INVALID,
 			     "%s=%.32s: unknown transport (udp, afxdp)", from, s);
 }

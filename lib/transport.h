@@ -32,5 +32,6 @@ struct optinc_xport_ops {
 };
 
 extern const struct optinc_xport_ops optinc_udp_ops;
+extern const struct optinc_xport_ops optinc_afxdp_ops;
 
 #endif /* OPTINC_LIB_TRANSPORT_H */

@@ -46,27 +46,47 @@ pc_filled() {
 }
 
 links_alone() {
+	local pc="pkg-config --define-variable=libdir=$O/lib"
+
 	mkdir -p "$tmp/inc/optinc"
 	cp "$top/lib/include/optinc/optinc.h" "$tmp/inc/optinc/"
 	cat >"$tmp/app.c" <<'EOC'
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <optinc/optinc.h>
 int main(void)
 {
+	struct optinc_comm *c;
 	OPTINC_OPTS(o, .bits = 16);
-	printf("%u %s\n", optinc_version(), optinc_strerror(OPTINC_ERR_TIMEOUT));
-	return optinc_version() != OPTINC_LIB_VERSION_CODE || o.rank != -1;
+	int err;
+
+	unsetenv("OPTINC_RANK");
+	unsetenv("OMPI_COMM_WORLD_RANK");
+	unsetenv("PMI_RANK");
+	unsetenv("SLURM_PROCID");
+	err = optinc_comm_create(&o, &c);
+	printf("%u %s: %s\n", optinc_version(), optinc_strerror(err),
+	       optinc_comm_errmsg(NULL));
+	return optinc_version() != OPTINC_LIB_VERSION_CODE ||
+	       err != OPTINC_ERR_INVALID ||
+	       !strstr(optinc_comm_errmsg(NULL), "rank not set");
 }
 EOC
+	PKG_CONFIG_PATH=$O/lib $pc --exists optinc &&
 	cc -std=c11 -Wall -Wextra -Werror -I"$tmp/inc" -o "$tmp/app" "$tmp/app.c" \
-		-L"$O/lib" -loptinc -Wl,-rpath,"$O/lib" && "$tmp/app" &&
+		$(PKG_CONFIG_PATH=$O/lib $pc --libs optinc) -Wl,-rpath,"$O/lib" &&
+	"$tmp/app" &&
 	cc -std=c11 -Wall -Wextra -Werror -I"$tmp/inc" -o "$tmp/app_static" \
-		"$tmp/app.c" "$O/lib/liboptinc.a" -lm && "$tmp/app_static"
+		"$tmp/app.c" "$O/lib/liboptinc.a" \
+		$(PKG_CONFIG_PATH=$O/lib $pc --static --libs-only-other --libs-only-l optinc | sed 's/-loptinc//') &&
+	"$tmp/app_static"
 }
 
 echo "1..4"
 t "only the API in liboptinc.map is exported" exports_match
 t "soname liboptinc.so.0, links and static archive are there" soname_is liboptinc.so.0
 t "optinc.pc has its prefix and libdir filled in" pc_filled
-t "a program with only optinc.h and -loptinc builds (shared and static) and runs" links_alone
+t "a program with only optinc.h and optinc.pc builds (shared and static) and runs" links_alone
 [ "$failed" -eq 0 ]

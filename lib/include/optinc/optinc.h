@@ -78,7 +78,7 @@ struct optinc_opts {
 	unsigned int mtu;	/* IP MTU of the path to the switch (9000) */
 	unsigned int block;	/* values per scale block (256) */
 	int algo;		/* enum optinc_algo, -1: environment */
-	const char *transport;	/* "udp" (default) */
+	const char *transport;	/* "udp" (default) or "afxdp" */
 	const char *bind_addr;	/* local "ipv4[:port]" to send from, NULL: any */
 	const char *peers;	/* ring: "ip0,ip1,..." one per rank */
 	unsigned int ring_port;	/* ring: rank r listens on ring_port + r (47100) */
