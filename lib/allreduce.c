@@ -189,9 +189,9 @@ static int ar_check_bufs(struct optinc_comm *c, const void *sendbuf,
 		return optinc_seterr(c, OPTINC_ERR_INVALID,
 				     "allreduce: %s is NULL with count %zu",
 				     sendbuf ? "recvbuf" : "sendbuf", count);
-	if (count > UINT32_MAX)
+	if (count > INT32_MAX)
 		return optinc_seterr(c, OPTINC_ERR_INVALID,
-				     "allreduce: count %zu is above 2^32 - 1", count);
+				     "allreduce: count %zu is above 2^31 - 1", count);
 	if (s != r && s < r + len && r < s + len)
 		return optinc_seterr(c, OPTINC_ERR_INVALID,
 				     "allreduce: sendbuf and recvbuf overlap but differ");
