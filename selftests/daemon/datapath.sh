@@ -55,7 +55,7 @@ setup() {
 		--addr 10.77.0.254 --job id=1,size=1 >"$tmp/log" 2>&1 &
 	pid=$!
 	for _ in $(seq 100); do
-		[ -S "/var/run/dpdk/$tb/dpdk_telemetry.v2" ] && return 0
+		"$C" --prefix "$tb" daemon show >/dev/null 2>&1 && return 0
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done

@@ -102,8 +102,9 @@ idle-us 1000
 CONF
 "$D" "${EAL[@]}" -- --config "$tmp/ok.conf" >"$tmp/ok.log" 2>&1 &
 pid=$!
+# ready once /optinc/info answers: the socket appears before the commands
 for _ in $(seq 100); do
-	[ -S "/var/run/dpdk/$prefix/dpdk_telemetry.v2" ] && break
+	"$C" --prefix "$prefix" daemon show >/dev/null 2>&1 && break
 	kill -0 "$pid" 2>/dev/null || break
 	sleep 0.1
 done
