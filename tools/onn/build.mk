@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# tools/onn: optinc-onn (train, verify, compile the ONN into truth tables),
+# its tests in selftests/onn, and `make models` (the shipped models/).
+
+ONN_LIB_SRCS := model.c mesh.c approx.c area.c realise.c eval.c table.c \
+		rng.c spec.c net.c data.c ckpt.c train.c verify.c inspect.c
+ONN_LIB_OBJS := $(ONN_LIB_SRCS:%.c=$(O)/tools/onn/%.o)
+ONN_OBJS := $(ONN_LIB_OBJS) $(O)/tools/onn/main.o
+ONN_BIN	 := $(O)/bin/optinc-onn
+ONN_LDLIBS := -lopenblas -lcrypto -lm
+ONN_DEPS_OK := $(O)/tools/onn/.deps-ok
+
+# a missing BLAS or libcrypto is named, not left to a compiler error
+$(ONN_DEPS_OK):
+	@mkdir -p $(dir $@)
+	@echo '#include <cblas.h>' | $(CC) -E -x c - >/dev/null 2>&1 || \
+		{ echo "optinc-onn: cblas.h not found: install libopenblas-dev (make deps)" >&2; exit 1; }
+	@echo '#include <openssl/evp.h>' | $(CC) -E -x c - >/dev/null 2>&1 || \
+		{ echo "optinc-onn: openssl/evp.h not found: install libssl-dev (make deps)" >&2; exit 1; }
+	@touch $@
+
+$(ONN_OBJS): EXTRA_CFLAGS += -O2
+$(ONN_OBJS): | $(ONN_DEPS_OK)
+
+$(ONN_BIN): $(ONN_OBJS) $(CORE_LIB)
+	$(call msg,LD,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ONN_LDLIBS)
+
+ONN_TESTS := test_onn
+ONN_TEST_BINS := $(ONN_TESTS:%=$(O)/selftests/onn/%)
+
+$(O)/selftests/onn/%.o: EXTRA_CFLAGS += -Itools/onn
+$(O)/selftests/onn/%.o: | $(ONN_DEPS_OK)
+
+$(O)/selftests/onn/%: $(O)/selftests/onn/%.o $(ONN_LIB_OBJS) $(CORE_LIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ONN_LDLIBS)
+
+ALL_TARGETS += $(ONN_BIN) $(ONN_TEST_BINS)
+BINS += $(ONN_BIN)
+TEST_PROGS += $(ONN_TEST_BINS) selftests/onn/onn_e2e.sh

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Trainer checkpoints: the run's configuration, where it stands, and every
+ * parameter with its Adam moments, in host byte order (a checkpoint resumes
+ * a run on the same kind of machine; models are the portable files).
+ * Written to a temporary file and renamed, so a crash leaves the last one.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "train.h"
+
+#define CKPT_MAGIC	"OINCCKP1"
+
+struct ckpt_hdr {
+	char magic[8];
+	struct optinc_onn_cfg cfg;
+	struct optinc_onn_progress prog;
+	uint64_t step;
+};
+
+/* Everything but the gradients. */
+static int ckpt_io_layer(FILE *f, struct optinc_onn_tlayer *y, int wr)
+{
+	size_t wn = (size_t)y->in * y->out, nd = y->in + y->out;
+	struct { float *p; size_t n; } part[] = {
+		{ y->w, wn }, { y->mw, 2 * wn }, { y->u, wn }, { y->b, y->out },
+		{ y->mb, 2 * (size_t)y->out }, { y->d, nd }, { y->md, 2 * nd },
+	};
+	size_t i, got;
+
+	for (i = 0; i < sizeof(part) / sizeof(part[0]); i++) {
+		got = wr ? fwrite(part[i].p, sizeof(float), part[i].n, f)
+			 : fread(part[i].p, sizeof(float), part[i].n, f);
+		if (got != part[i].n)
+			return -EIO;
+	}
+	return 0;
+}
+
+int optinc_onn_ckpt_save(const char *path, const struct optinc_onn_cfg *c,
+			 const struct optinc_onn_net *n,
+			 const struct optinc_onn_progress *p)
+{
+	struct ckpt_hdr h;
+	char tmp[4096];
+	unsigned int l;
+	FILE *f;
+	int err;
+
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, CKPT_MAGIC, 8);
+	h.cfg = *c;
+	h.prog = *p;
+	h.step = n->step;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "wb");
+	if (!f) {
+		err = -errno;
+		goto out_report;
+	}
+	err = fwrite(&h, sizeof(h), 1, f) == 1 ? 0 : -EIO;
+	for (l = 0; l < n->nl && !err; l++)
+		err = ckpt_io_layer(f, (struct optinc_onn_tlayer *)&n->l[l], 1);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+out_report:
+	if (err)
+		fprintf(stderr, "optinc-onn: %s: cannot write checkpoint: %s\n",
+			path, strerror(-err));
+	return err;
+}
+
+/* Runs may be extended (more stage-2 epochs, other evaluation period). */
+static int ckpt_same_run(const struct optinc_onn_cfg *a,
+			 const struct optinc_onn_cfg *b)
+{
+	struct optinc_onn_cfg x = *a, y = *b;
+
+	x.epochs2 = y.epochs2 = 0;
+	x.eval_every = y.eval_every = 0;
+	x.stop_margin = y.stop_margin = 0;
+	return !memcmp(&x, &y, sizeof(x));
+}
+
+/**
+ * optinc_onn_ckpt_load() - resume a run
+ *
+ * Return: 0, -ENOENT when there is no checkpoint, or another negative
+ * errno (reported) when it cannot be used.
+ */
+int optinc_onn_ckpt_load(const char *path, const struct optinc_onn_cfg *c,
+			 struct optinc_onn_net *n,
+			 struct optinc_onn_progress *p)
+{
+	const char *why = "truncated";
+	struct ckpt_hdr h;
+	unsigned int l;
+	int err = 0;
+	FILE *f;
+
+	f = fopen(path, "rb");
+	if (!f)
+		return -errno;
+	memset(&h, 0, sizeof(h));
+	if (fread(&h, sizeof(h), 1, f) != 1)
+		err = -EINVAL;
+	if (!err && memcmp(h.magic, CKPT_MAGIC, 8)) {
+		why = "not a checkpoint of this version (bad magic)";
+		err = -EINVAL;
+	}
+	if (!err && !ckpt_same_run(&h.cfg, c)) {
+		why = "written by a run with other settings";
+		err = -EINVAL;
+	}
+	for (l = 0; l < n->nl && !err; l++)
+		err = ckpt_io_layer(f, &n->l[l], 0);
+	if (!err && fgetc(f) != EOF) {
+		why = "trailing bytes";
+		err = -EINVAL;
+	}
+	fclose(f);
+	if (err) {
+		fprintf(stderr, "optinc-onn: %s: cannot resume: %s\n", path, why);
+		return err < 0 && err != -ENOENT ? err : -EINVAL;
+	}
+	*p = h.prog;
+	n->step = h.step;
+	return 0;
+}

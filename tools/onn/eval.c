@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The domain of unit P (every vector of symbol sums s_k in [0, 3N]) and the
+ * evaluation of a realised model over all of it, in double precision.
+ * Input k is s_k * in_scale; output k is decided into PAM4 symbol k by the
+ * thresholds 0.5, 1.5, 2.5 (a PAM4 receiver's slicer).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cblas.h>
+#include <optinc/core.h>
+
+#include "onn.h"
+
+#define EVAL_CHUNK 4096
+
+uint32_t optinc_onn_domain_size(unsigned int members, unsigned int bits)
+{
+	uint32_t n = 1;
+	unsigned int k;
+
+	for (k = 0; k < bits / 2; k++)
+		n *= 3 * members + 1;
+	return n;
+}
+
+/* The symbol sums of domain point @index (the truth-table index). */
+void optinc_onn_domain_point(uint32_t index, unsigned int members,
+			     unsigned int bits, unsigned int *sums)
+{
+	__u32 s[8];
+	unsigned int k;
+
+	optinc_pam4_sums(index, 3 * members + 1, bits / 2, s);
+	for (k = 0; k < bits / 2; k++)
+		sums[k] = s[k];
+}
+
+/* The exact average of the values whose symbols sum to @sums. */
+unsigned int optinc_onn_exact(const unsigned int *sums, unsigned int members,
+			      unsigned int bits)
+{
+	__u32 total = 0;
+	unsigned int k;
+
+	for (k = bits / 2; k-- > 0;)
+		total = total * 4 + sums[k];
+	return optinc_avg_rhe(total, members);
+}
+
+unsigned int optinc_onn_decide(double y)
+{
+	return y < 0.5 ? 0 : y < 1.5 ? 1 : y < 2.5 ? 2 : 3;
+}
+
+static double eval_margin(double y, unsigned int sym)
+{
+	double lo = sym ? y - (sym - 0.5) : 1e9;
+	double hi = sym < 3 ? (sym + 0.5) - y : 1e9;
+
+	return lo < hi ? lo : hi;
+}
+
+struct eval_net {
+	unsigned int nl, width;
+	double *w[OPTINC_ONN_MAX_LAYERS];
+	double *a, *b;	/* activations, EVAL_CHUNK x width each */
+};
+
+static void eval_net_free(struct eval_net *n)
+{
+	unsigned int l;
+
+	for (l = 0; l < n->nl; l++)
+		free(n->w[l]);
+	free(n->a);
+	free(n->b);
+}
+
+static int eval_net_init(const struct optinc_onn *m, double noise,
+			 uint64_t seed, struct eval_net *n)
+{
+	struct optinc_onn_rng rng;
+	unsigned int l;
+	int err = 0;
+
+	memset(n, 0, sizeof(*n));
+	optinc_onn_rng_seed(&rng, seed);
+	n->width = m->bits / 2;
+	for (l = 0; l < m->nlayers && !err; l++) {
+		const struct optinc_onn_layer *ly = &m->layer[l];
+
+		if (ly->out > n->width)
+			n->width = ly->out;
+		n->w[l] = malloc(sizeof(double) * ly->in * ly->out);
+		n->nl = l + 1;
+		err = n->w[l] ? optinc_onn_realise(m, l, n->w[l], noise, &rng)
+			      : -ENOMEM;
+	}
+	n->a = malloc(sizeof(double) * EVAL_CHUNK * n->width);
+	n->b = malloc(sizeof(double) * EVAL_CHUNK * n->width);
+	if (!err && (!n->a || !n->b))
+		err = -ENOMEM;
+	if (err)
+		eval_net_free(n);
+	return err;
+}
+
+/* Outputs of @rows domain points starting at @first, left in n->a. */
+static void eval_forward(const struct optinc_onn *m, struct eval_net *n,
+			 uint32_t first, unsigned int rows)
+{
+	unsigned int r, k, l, s[8], in = m->bits / 2;
+
+	for (r = 0; r < rows; r++) {
+		optinc_onn_domain_point(first + r, m->members, m->bits, s);
+		for (k = 0; k < in; k++)
+			n->a[r * in + k] = s[k] * (double)m->in_scale;
+	}
+	for (l = 0; l < m->nlayers; l++) {
+		const struct optinc_onn_layer *ly = &m->layer[l];
+		double *t;
+		size_t i;
+
+		for (r = 0; r < rows; r++)
+			for (k = 0; k < ly->out; k++)
+				n->b[(size_t)r * ly->out + k] = ly->bias[k];
+		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows,
+			    ly->out, ly->in, 1.0, n->a, ly->in, n->w[l], ly->in,
+			    1.0, n->b, ly->out);
+		if (ly->act == OPTINC_ONN_ACT_RELU)
+			for (i = 0; i < (size_t)rows * ly->out; i++)
+				if (n->b[i] < 0)
+					n->b[i] = 0;
+		t = n->a;
+		n->a = n->b;
+		n->b = t;
+	}
+}
+
+static void eval_decide(const struct optinc_onn *m, struct eval_net *n,
+			uint32_t first, unsigned int rows,
+			struct optinc_onn_eval *ev)
+{
+	unsigned int r, k, sym, v, nout = m->bits / 2;
+	double y, g;
+
+	for (r = 0; r < rows; r++) {
+		v = 0;
+		for (k = 0; k < nout; k++) {
+			y = n->a[r * nout + k];
+			sym = optinc_onn_decide(y);
+			g = eval_margin(y, sym);
+			if (g < ev->min_margin)
+				ev->min_margin = g;
+			v |= sym << (2 * k);
+		}
+		ev->out[first + r] = v;
+		if (v != ev->exact[first + r])
+			ev->wrong++;
+	}
+}
+
+/**
+ * optinc_onn_evaluate() - run a realised model over its whole domain
+ * @noise: MZI phase noise sigma in radians (0: the model as designed)
+ * @seed:  seed of the noise
+ * @ev:    results; optinc_onn_eval_free() it
+ *
+ * Only B = 8 models (the truth-table format's) are evaluated.
+ *
+ * Return: 0, -EINVAL for B != 8, or -ENOMEM.
+ */
+int optinc_onn_evaluate(const struct optinc_onn *m, double noise,
+			uint64_t seed, struct optinc_onn_eval *ev)
+{
+	struct eval_net n;
+	uint32_t i, rows;
+	int err;
+
+	memset(ev, 0, sizeof(*ev));
+	if (m->bits != 8)
+		return -EINVAL;
+	ev->entries = optinc_onn_domain_size(m->members, m->bits);
+	ev->min_margin = 1e9;
+	ev->out = malloc(ev->entries);
+	ev->exact = malloc(ev->entries);
+	if (!ev->out || !ev->exact) {
+		optinc_onn_eval_free(ev);
+		return -ENOMEM;
+	}
+	optinc_table_fill_exact(ev->exact, m->members, m->bits);
+	err = eval_net_init(m, noise, seed, &n);
+	if (err) {
+		optinc_onn_eval_free(ev);
+		return err;
+	}
+	for (i = 0; i < ev->entries; i += rows) {
+		rows = ev->entries - i < EVAL_CHUNK ? ev->entries - i : EVAL_CHUNK;
+		eval_forward(m, &n, i, rows);
+		eval_decide(m, &n, i, rows, ev);
+	}
+	eval_net_free(&n);
+	return 0;
+}
+
+void optinc_onn_eval_free(struct optinc_onn_eval *ev)
+{
+	free(ev->out);
+	free(ev->exact);
+	memset(ev, 0, sizeof(*ev));
+}
+
+/* Wrong outputs by signed error (output - exact), like the paper's Table II. */
+void optinc_onn_histogram(FILE *f, const struct optinc_onn_eval *ev)
+{
+	static uint32_t count[511];
+	uint32_t i;
+	int e;
+
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < ev->entries; i++)
+		count[255 + (int)ev->out[i] - (int)ev->exact[i]]++;
+	fprintf(f, "  error  points\n");
+	for (e = -255; e <= 255; e++)
+		if (e && count[255 + e])
+			fprintf(f, "  %+5d  %u\n", e, count[255 + e]);
+	if (!ev->wrong)
+		fprintf(f, "  (none)\n");
+}

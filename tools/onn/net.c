@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The trainer's MLP in float: forward, margin loss, backward, Adam, the
+ * Sigma * U projection of the approximated layers, and export to a model.
+ * Matrix products go through OpenBLAS (cblas_sgemm).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cblas.h>
+
+#include "train.h"
+
+int optinc_onn_net_alloc(struct optinc_onn_net *n,
+			 const struct optinc_onn_cfg *c)
+{
+	unsigned int l, i;
+
+	memset(n, 0, sizeof(*n));
+	n->nl = c->nlayers;
+	n->batch = c->batch;
+	for (i = 0; i <= c->nlayers; i++)
+		if (c->size[i] > n->width)
+			n->width = c->size[i];
+	for (l = 0; l < n->nl; l++) {
+		struct optinc_onn_tlayer *y = &n->l[l];
+		size_t wn = (size_t)c->size[l] * c->size[l + 1];
+		unsigned int o = c->size[l + 1];
+
+		y->in = c->size[l];
+		y->out = o;
+		y->k = optinc_onn_block_k(y->in, o);
+		/* d holds nblocks * k = max(in, out) values: in + out is room */
+		y->w = calloc(wn * 5 + (size_t)o * 4 + 4 * (y->in + o),
+			      sizeof(float));
+		if (!y->w)
+			return -ENOMEM;
+		y->gw = y->w + wn;
+		y->mw = y->gw + wn;
+		y->vw = y->mw + wn;
+		y->u = y->vw + wn;
+		y->b = y->u + wn;
+		y->gb = y->b + o;
+		y->mb = y->gb + o;
+		y->vb = y->mb + o;
+		y->d = y->vb + o;
+		y->gd = y->d + y->in + o;
+		y->md = y->gd + y->in + o;
+		y->vd = y->md + y->in + o;
+	}
+	for (i = 0; i <= n->nl; i++) {
+		n->act[i] = calloc((size_t)n->batch * n->width, sizeof(float));
+		if (!n->act[i])
+			return -ENOMEM;
+	}
+	n->delta = calloc((size_t)n->batch * n->width, sizeof(float));
+	n->delta2 = calloc((size_t)n->batch * n->width, sizeof(float));
+	n->scratch = calloc((size_t)2 * n->width * n->width, sizeof(float));
+	return n->delta && n->delta2 && n->scratch ? 0 : -ENOMEM;
+}
+
+void optinc_onn_net_free(struct optinc_onn_net *n)
+{
+	unsigned int l;
+
+	for (l = 0; l < OPTINC_ONN_MAX_LAYERS; l++)
+		free(n->l[l].w);
+	for (l = 0; l <= OPTINC_ONN_MAX_LAYERS; l++)
+		free(n->act[l]);
+	free(n->delta);
+	free(n->delta2);
+	free(n->scratch);
+	memset(n, 0, sizeof(*n));
+}
+
+/*
+ * He-normal weights. The first layer's biases put each unit's hinge
+ * through a random point of the input cube [0, 1]^in, so that its ReLU
+ * bends inside the domain; the other biases start at zero.
+ */
+void optinc_onn_net_init(struct optinc_onn_net *n, uint64_t seed)
+{
+	struct optinc_onn_rng rng;
+	unsigned int l, o, i;
+
+	optinc_onn_rng_seed(&rng, seed);
+	for (l = 0; l < n->nl; l++) {
+		struct optinc_onn_tlayer *y = &n->l[l];
+		float sd = sqrtf(2.0f / y->in);
+
+		for (i = 0; i < y->in * y->out; i++)
+			y->w[i] = sd * (float)optinc_onn_rng_gauss(&rng);
+		for (o = 0; o < y->out; o++) {
+			float b = 0;
+
+			for (i = 0; l == 0 && i < y->in; i++)
+				b -= y->w[o * y->in + i] *
+				     (float)optinc_onn_rng_uniform(&rng);
+			y->b[o] = b;
+		}
+		for (i = 0; i < y->in + y->out; i++)
+			y->d[i] = 1.0f;
+	}
+	optinc_onn_net_adam_reset(n);
+}
+
+void optinc_onn_net_adam_reset(struct optinc_onn_net *n)
+{
+	unsigned int l;
+
+	for (l = 0; l < n->nl; l++) {
+		struct optinc_onn_tlayer *y = &n->l[l];
+		size_t wn = (size_t)y->in * y->out;
+
+		memset(y->mw, 0, 2 * wn * sizeof(float));
+		memset(y->mb, 0, 2 * y->out * sizeof(float));
+		memset(y->md, 0, 2 * (y->in + y->out) * sizeof(float));
+	}
+	n->step = 0;
+}
+
+/* act[0] holds @rows inputs; every act[l] gets layer l's output. */
+void optinc_onn_net_forward(struct optinc_onn_net *n, unsigned int rows)
+{
+	unsigned int l, r;
+
+	for (l = 0; l < n->nl; l++) {
+		struct optinc_onn_tlayer *y = &n->l[l];
+		float *z = n->act[l + 1];
+		size_t i, all = (size_t)rows * y->out;
+
+		for (r = 0; r < rows; r++)
+			memcpy(z + (size_t)r * y->out, y->b, y->out * sizeof(float));
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, y->out,
+			    y->in, 1.0f, n->act[l], y->in, y->w, y->in, 1.0f,
+			    z, y->out);
+		if (l + 1 < n->nl)
+			for (i = 0; i < all; i++)
+				z[i] = z[i] > 0 ? z[i] : 0;
+	}
+}
+
+/*
+ * Squared hinge around the decision interval of the target symbol, shrunk
+ * by @margin on each inner side: margin 0.5 is plain regression onto the
+ * symbol for 1 and 2 and one-sided for 0 and 3 (the slicer's open ends).
+ * Leaves d(loss)/d(output) in n->delta; returns the summed loss.
+ */
+double optinc_onn_net_loss(struct optinc_onn_net *n, const uint8_t *t,
+			   unsigned int rows, float margin, uint32_t *wrong)
+{
+	unsigned int nout = n->l[n->nl - 1].out, r, k, bad;
+	const float *y = n->act[n->nl];
+	float scale = 1.0f / rows;
+	double loss = 0;
+
+	for (r = 0; r < rows; r++) {
+		bad = 0;
+		for (k = 0; k < nout; k++) {
+			size_t i = (size_t)r * nout + k;
+			float lo = t[i] ? t[i] - 0.5f + margin : -INFINITY;
+			float hi = t[i] < 3 ? t[i] + 0.5f - margin : INFINITY;
+			float e = y[i] < lo ? y[i] - lo : y[i] > hi ? y[i] - hi : 0;
+
+			loss += (double)e * e;
+			n->delta[i] = 2 * e * scale;
+			bad |= optinc_onn_decide(y[i]) != t[i];
+		}
+		*wrong += bad;
+	}
+	return loss;
+}
+
+/* Gradients of every layer from n->delta (d loss / d output). */
+void optinc_onn_net_backward(struct optinc_onn_net *n, unsigned int rows)
+{
+	unsigned int l, r, o;
+	float *dz = n->delta, *t;
+
+	for (l = n->nl; l-- > 0;) {
+		struct optinc_onn_tlayer *y = &n->l[l];
+		const float *a = n->act[l];
+		size_t i, all = (size_t)rows * y->in;
+
+		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, y->out, y->in,
+			    rows, 1.0f, dz, y->out, a, y->in, 0.0f, y->gw, y->in);
+		memset(y->gb, 0, y->out * sizeof(float));
+		for (r = 0; r < rows; r++)
+			for (o = 0; o < y->out; o++)
+				y->gb[o] += dz[(size_t)r * y->out + o];
+		if (!l)
+			break;
+		t = dz == n->delta ? n->delta2 : n->delta;
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, y->in,
+			    y->out, 1.0f, dz, y->out, y->w, y->in, 0.0f, t, y->in);
+		for (i = 0; i < all; i++)
+			if (a[i] <= 0)
+				t[i] = 0;
+		dz = t;
+	}
+}
+
+static void net_adam_vec(float *p, const float *g, float *m, float *v,
+			 size_t cnt, float lr, float c1, float c2)
+{
+	const float b1 = 0.9f, b2 = 0.999f, eps = 1e-8f;
+	size_t i;
+
+	for (i = 0; i < cnt; i++) {
+		m[i] = b1 * m[i] + (1 - b1) * g[i];
+		v[i] = b2 * v[i] + (1 - b2) * g[i] * g[i];
+		p[i] -= lr * (m[i] * c1) / (sqrtf(v[i] * c2) + eps);
+	}
+}
+
+/* Top-left entry of block j of a layer (row stride: in). */
+static size_t net_block_at(const struct optinc_onn_tlayer *y, unsigned int j)
+{
+	return y->out >= y->in ? (size_t)j * y->k * y->in : (size_t)j * y->k;
+}
+
+static unsigned int net_blocks(const struct optinc_onn_tlayer *y)
+{
+	return (y->in + y->out - y->k) / y->k;
+}
+
+/*
+ * Chain rule for w = diag(d) U: dL/dd_i = <g_i, u_i>, dL/dU_i = d_i g_i
+ * (row i of a block); gw becomes U's gradient in place.
+ */
+static void net_manifold_grads(struct optinc_onn_tlayer *y)
+{
+	unsigned int j, i, nb = net_blocks(y), k = y->k;
+
+	for (j = 0; j < nb; j++) {
+		size_t at = net_block_at(y, j);
+
+		for (i = 0; i < k; i++) {
+			float *g = y->gw + at + (size_t)i * y->in;
+
+			y->gd[j * k + i] = cblas_sdot(k, g, 1,
+						      y->u + at + (size_t)i * y->in, 1);
+			cblas_sscal(k, y->d[j * k + i], g, 1);
+		}
+	}
+}
+
+/*
+ * Back onto the orthogonal group after a step: one Newton-Schulz step
+ * U <- U (3I - U^T U) / 2 squares the distance of a nearly orthogonal U
+ * from its polar factor; then w = diag(d) U again.
+ */
+static void net_manifold_retract(struct optinc_onn_tlayer *y, float *t)
+{
+	unsigned int j, i, nb = net_blocks(y), k = y->k;
+	float *t2 = t + (size_t)k * k;
+
+	for (j = 0; j < nb; j++) {
+		size_t at = net_block_at(y, j);
+		float *u = y->u + at;
+
+		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, k, k,
+			    1.0f, u, y->in, u, y->in, 0.0f, t, k);
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, k, k, k,
+			    -0.5f, u, y->in, t, k, 0.0f, t2, k);
+		for (i = 0; i < k; i++) {
+			float *row = u + (size_t)i * y->in, *w = y->w + at + (size_t)i * y->in;
+
+			cblas_saxpy(k, 1.5f, row, 1, t2 + (size_t)i * k, 1);
+			memcpy(row, t2 + (size_t)i * k, k * sizeof(float));
+			memcpy(w, row, k * sizeof(float));
+			cblas_sscal(k, y->d[j * k + i], w, 1);
+		}
+	}
+}
+
+void optinc_onn_net_adam(struct optinc_onn_net *n, float lr)
+{
+	float c1, c2;
+	unsigned int l;
+
+	n->step++;
+	c1 = 1.0f / (1.0f - powf(0.9f, (float)n->step));
+	c2 = 1.0f / (1.0f - powf(0.999f, (float)n->step));
+	for (l = 0; l < n->nl; l++) {
+		struct optinc_onn_tlayer *y = &n->l[l];
+		size_t wn = (size_t)y->in * y->out;
+
+		net_adam_vec(y->b, y->gb, y->mb, y->vb, y->out, lr, c1, c2);
+		if (!y->manifold) {
+			net_adam_vec(y->w, y->gw, y->mw, y->vw, wn, lr, c1, c2);
+			continue;
+		}
+		net_manifold_grads(y);
+		net_adam_vec(y->u, y->gw, y->mw, y->vw, wn, lr, c1, c2);
+		net_adam_vec(y->d, y->gd, y->md, y->vd, net_blocks(y) * y->k,
+			     lr, c1, c2);
+		net_manifold_retract(y, n->scratch);
+	}
+}
+
+/* Every approximated layer onto its Sigma * U blocks. */
+int optinc_onn_net_project(struct optinc_onn_net *n,
+			   const struct optinc_onn_cfg *c,
+			   unsigned int iters, int warm)
+{
+	unsigned int l;
+	int err = 0;
+
+	for (l = 0; l < n->nl && !err; l++)
+		if (c->approx[l])
+			err = optinc_onn_project_layer(n->l[l].out, n->l[l].in,
+						       n->l[l].w, n->l[l].d,
+						       n->l[l].u, iters, warm);
+	return err;
+}
+
+/*
+ * Project the approximated layers, then train them as diag(d) U from
+ * here on (stage 2).
+ */
+int optinc_onn_net_manifold(struct optinc_onn_net *n,
+			    const struct optinc_onn_cfg *c, unsigned int iters)
+{
+	unsigned int l;
+	int err = optinc_onn_net_project(n, c, iters, 1);
+
+	for (l = 0; l < n->nl && !err; l++)
+		n->l[l].manifold = c->approx[l];
+	return err;
+}
+
+/* Loss-free pass over the whole domain: wrong points and the worst margin. */
+void optinc_onn_net_eval(struct optinc_onn_net *n,
+			 const struct optinc_onn_data *d,
+			 struct optinc_onn_stats *st)
+{
+	unsigned int rows, r, k;
+	uint32_t i;
+
+	st->loss = 0;
+	st->wrong = 0;
+	st->min_margin = 1e9;
+	for (i = 0; i < d->n; i += rows) {
+		rows = d->n - i < n->batch ? d->n - i : n->batch;
+		memcpy(n->act[0], d->x + (size_t)i * d->in,
+		       (size_t)rows * d->in * sizeof(float));
+		optinc_onn_net_forward(n, rows);
+		for (r = 0; r < rows; r++) {
+			unsigned int bad = 0;
+
+			for (k = 0; k < d->out; k++) {
+				float y = n->act[n->nl][(size_t)r * d->out + k];
+				unsigned int t = d->t[(size_t)(i + r) * d->out + k];
+				float g = fminf(t ? y - (t - 0.5f) : 1e9f,
+						t < 3 ? t + 0.5f - y : 1e9f);
+
+				bad |= optinc_onn_decide(y) != t;
+				if (g < st->min_margin)
+					st->min_margin = g;
+			}
+			st->wrong += bad;
+		}
+	}
+}
+
+/* Block j of an approximated layer into the model's sigma and phases. */
+static int net_export_block(const struct optinc_onn_tlayer *y,
+			    struct optinc_onn_layer *ly, unsigned int j,
+			    unsigned int iters)
+{
+	unsigned int k = ly->k, r, c;
+	double *b = malloc(sizeof(double) * (2 * k * k + k + k * k));
+	double *u = b + k * k, *dd = u + k * k, *ph = dd + k;
+	double complex *z = malloc(sizeof(*z) * k * k);
+	int err = b && z ? 0 : -ENOMEM;
+
+	if (!err) {
+		optinc_onn_block_get(y->out, y->in, y->w, j, b);
+		for (r = 0; r < k; r++)
+			dd[r] = y->d[j * k + r];
+		err = optinc_onn_project_block(k, b, dd, u, iters, 1);
+	}
+	for (r = 0; r < k && !err; r++) {
+		/* keep attenuations non-negative: a sign goes into U's row */
+		double sg = dd[r] < 0 ? -1.0 : 1.0;
+
+		ly->sigma[j * k + r] = (float)(sg * dd[r]);
+		for (c = 0; c < k; c++)
+			z[r * k + c] = sg * u[r * k + c];
+	}
+	if (!err)
+		err = optinc_onn_block_phases(k, z, ph);
+	for (r = 0; r < k * k && !err; r++)
+		ly->phase[(size_t)j * k * k + r] = (float)ph[r];
+	free(b);
+	free(z);
+	return err;
+}
+
+/**
+ * optinc_onn_net_export() - the trained network as a model
+ * @m: filled and allocated here; optinc_onn_free() it
+ *
+ * Approximated layers are projected once more (to convergence) and
+ * stored as Sigma and Clements phases; the others as dense matrices.
+ *
+ * Return: 0 or a negative errno.
+ */
+int optinc_onn_net_export(struct optinc_onn_net *n,
+			  const struct optinc_onn_cfg *c, float in_scale,
+			  struct optinc_onn *m)
+{
+	unsigned int l, j;
+	int err = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->members = c->members;
+	m->bits = c->bits;
+	m->nlayers = n->nl;
+	m->in_scale = in_scale;
+	for (l = 0; l < n->nl && !err; l++) {
+		struct optinc_onn_tlayer *y = &n->l[l];
+		struct optinc_onn_layer *ly = &m->layer[l];
+
+		err = optinc_onn_layer_alloc(ly, y->in, y->out,
+					     l + 1 < n->nl ? OPTINC_ONN_ACT_RELU
+							   : OPTINC_ONN_ACT_NONE,
+					     c->approx[l] ? OPTINC_ONN_BLOCKS
+							  : OPTINC_ONN_DENSE);
+		if (err)
+			break;
+		memcpy(ly->bias, y->b, y->out * sizeof(float));
+		if (!c->approx[l])
+			memcpy(ly->w, y->w, (size_t)y->in * y->out * sizeof(float));
+		for (j = 0; c->approx[l] && j < ly->nblocks && !err; j++)
+			err = net_export_block(y, ly, j, 50);
+	}
+	if (err)
+		optinc_onn_free(m);
+	return err;
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * optinc-onn internals: the optical hardware model (Clements meshes, block
+ * partition, Sigma * U projection, area), realisation of a model file into
+ * matrices, evaluation over the whole P-unit domain, and the trainer.
+ */
+#ifndef OPTINC_ONN_H
+#define OPTINC_ONN_H
+
+#include <complex.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model.h"
+
+/* ---- random numbers (xoshiro256**, seeded by splitmix64) ---- */
+struct optinc_onn_rng {
+	uint64_t s[4];
+};
+
+void optinc_onn_rng_seed(struct optinc_onn_rng *r, uint64_t seed);
+uint64_t optinc_onn_rng_next(struct optinc_onn_rng *r);
+double optinc_onn_rng_uniform(struct optinc_onn_rng *r);
+double optinc_onn_rng_gauss(struct optinc_onn_rng *r);
+
+/* ---- Clements meshes (mesh.c) ---- */
+static inline unsigned int optinc_onn_mzis(unsigned int k)
+{
+	return k * (k - 1) / 2;
+}
+
+int optinc_onn_mesh_modes(unsigned int n, uint16_t *modes);
+int optinc_onn_mesh_decompose(unsigned int n, const double complex *u,
+			      double *theta, double *phi, double *alpha);
+int optinc_onn_mesh_build(unsigned int n, const double *theta,
+			  const double *phi, const double *alpha,
+			  double complex *u);
+
+/* ---- linear algebra and the Sigma * U approximation (approx.c) ---- */
+int optinc_onn_polar(unsigned int k, const double *a, double *q);
+int optinc_onn_project_block(unsigned int k, const double *b, double *d,
+			     double *u, unsigned int iters, int warm);
+int optinc_onn_project_layer(unsigned int out, unsigned int in, float *w,
+			     float *d, float *u, unsigned int iters, int warm);
+void optinc_onn_block_get(unsigned int out, unsigned int in, const float *w,
+			  unsigned int j, double *b);
+void optinc_onn_block_put(unsigned int out, unsigned int in, float *w,
+			  unsigned int j, const double *b);
+int optinc_onn_svd(unsigned int m, unsigned int n, const double *a,
+		   double *u, double *s, double *vt);
+
+/* ---- area model (area.c) ---- */
+struct optinc_onn_area {
+	uint64_t dense_mzi, dense_att;	/* SVD: U + V meshes, Sigma */
+	uint64_t approx_mzi, approx_att; /* blocks Sigma * U */
+};
+
+void optinc_onn_area_layer(unsigned int in, unsigned int out,
+			   struct optinc_onn_area *a);
+double optinc_onn_area_report(FILE *f, unsigned int nlayers,
+			      const unsigned int *size, const int *approx);
+
+/* ---- realisation of a model into matrices (realise.c) ---- */
+int optinc_onn_block_phases(unsigned int n, const double complex *u,
+			    double *ph);
+int optinc_onn_realise(const struct optinc_onn *m, unsigned int l,
+		       double *w, double noise, struct optinc_onn_rng *rng);
+
+/* ---- the domain of unit P and evaluation over it (eval.c) ---- */
+struct optinc_onn_eval {
+	uint32_t entries;	/* (3N+1)^(B/2) */
+	uint32_t wrong;		/* points whose output differs from exact */
+	double min_margin;	/* closest output to a decision threshold */
+	uint8_t *out;		/* entries output values (B = 8) */
+	uint8_t *exact;		/* entries exact averages */
+};
+
+/* Input encoding: input k is s_k / (3N), in [0, 1]. */
+static inline float optinc_onn_in_scale(unsigned int members)
+{
+	return 1.0f / (3.0f * members);
+}
+
+uint32_t optinc_onn_domain_size(unsigned int members, unsigned int bits);
+void optinc_onn_domain_point(uint32_t index, unsigned int members,
+			     unsigned int bits, unsigned int *sums);
+unsigned int optinc_onn_exact(const unsigned int *sums, unsigned int members,
+			      unsigned int bits);
+unsigned int optinc_onn_decide(double y);
+int optinc_onn_evaluate(const struct optinc_onn *m, double noise,
+			uint64_t seed, struct optinc_onn_eval *ev);
+void optinc_onn_eval_free(struct optinc_onn_eval *ev);
+void optinc_onn_histogram(FILE *f, const struct optinc_onn_eval *ev);
+
+/* ---- table files (table.c) ---- */
+int optinc_onn_table_write(const char *path, const struct optinc_onn *m,
+			   const uint8_t sha256[32],
+			   const struct optinc_onn_eval *ev);
+int optinc_onn_table_load(const char *path, unsigned int members,
+			  unsigned int bits, uint8_t **buf, uint32_t *wrong);
+
+/* ---- command-line specs (spec.c) ---- */
+int optinc_onn_parse_arch(const char *s, unsigned int *size,
+			  unsigned int *nlayers);
+int optinc_onn_parse_approx(const char *s, unsigned int nlayers, int *approx);
+
+/* ---- subcommands ---- */
+int optinc_onn_cmd_train(int argc, char **argv);
+int optinc_onn_cmd_verify(int argc, char **argv);
+int optinc_onn_cmd_compile(int argc, char **argv);
+int optinc_onn_cmd_area(int argc, char **argv);
+int optinc_onn_cmd_check_table(int argc, char **argv);
+int optinc_onn_cmd_info(int argc, char **argv);
+
+#endif /* OPTINC_ONN_H */

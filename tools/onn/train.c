@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * optinc-onn train: hardware-aware training on the whole domain of unit P.
+ *
+ * Stage 1 trains the dense network with the regression loss (margin1) and
+ * projects the approximated layers onto their Sigma * U blocks every
+ * proj_every epochs. Stage 2 projects once more and from then on trains
+ * the approximated layers as what the optics build, diag(Sigma) * U with U
+ * kept orthogonal (net.c), with the wider margin2 hinge, until every
+ * domain point is right with stop_margin to spare (or epochs2 run out). Shuffles depend only on (seed, epoch), so a
+ * run resumed from a checkpoint is bit-identical to one never stopped.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "train.h"
+
+struct trainer {
+	struct optinc_onn_cfg cfg;
+	struct optinc_onn_net net;
+	struct optinc_onn_data data;
+	struct optinc_onn_progress prog;
+	uint32_t *perm;
+	uint8_t *tbatch;
+	const char *out, *ckpt;
+	unsigned int ckpt_every;
+	unsigned int stop_after;	/* 0, or pause after this epoch */
+	double avg_dt;			/* smoothed seconds per epoch */
+	int resume;
+};
+
+static double train_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void train_shuffle(struct trainer *tr, unsigned int epoch)
+{
+	struct optinc_onn_rng rng;
+	uint32_t i, j, t, n = tr->data.n;
+
+	optinc_onn_rng_seed(&rng, tr->cfg.seed * 0x100000001b3ull + epoch + 1);
+	for (i = 0; i < n; i++)
+		tr->perm[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		j = optinc_onn_rng_next(&rng) % (i + 1);
+		t = tr->perm[i];
+		tr->perm[i] = tr->perm[j];
+		tr->perm[j] = t;
+	}
+}
+
+static void train_gather(struct trainer *tr, uint32_t first, unsigned int rows)
+{
+	const struct optinc_onn_data *d = &tr->data;
+	unsigned int r;
+
+	for (r = 0; r < rows; r++) {
+		uint32_t p = tr->perm[first + r];
+
+		memcpy(tr->net.act[0] + (size_t)r * d->in, d->x + (size_t)p * d->in,
+		       d->in * sizeof(float));
+		memcpy(tr->tbatch + (size_t)r * d->out, d->t + (size_t)p * d->out,
+		       d->out);
+	}
+}
+
+/* One pass over the domain in shuffled minibatches. */
+static int train_epoch(struct trainer *tr, unsigned int epoch, int stage,
+		       float lr, struct optinc_onn_stats *st)
+{
+	const struct optinc_onn_cfg *c = &tr->cfg;
+	float margin = stage == 1 ? c->margin1 : c->margin2;
+	unsigned int rows;
+	uint32_t i;
+
+	st->loss = 0;
+	st->wrong = 0;
+	train_shuffle(tr, epoch);
+	for (i = 0; i < tr->data.n; i += rows) {
+		rows = tr->data.n - i < c->batch ? tr->data.n - i : c->batch;
+		train_gather(tr, i, rows);
+		optinc_onn_net_forward(&tr->net, rows);
+		st->loss += optinc_onn_net_loss(&tr->net, tr->tbatch, rows,
+						margin, &st->wrong);
+		optinc_onn_net_backward(&tr->net, rows);
+		optinc_onn_net_adam(&tr->net, lr);
+	}
+	st->loss /= tr->data.n;
+	return 0;
+}
+
+/* Cosine decay from lr to lr * lr_end over a stage. */
+static float train_lr(float lr, float end, unsigned int e, unsigned int len)
+{
+	double t = len > 1 ? (double)e / (len - 1) : 1.0;
+
+	return (float)(lr * (end + (1 - end) * 0.5 * (1 + cos(M_PI * t))));
+}
+
+static void train_eta(char *buf, size_t len, double s)
+{
+	unsigned long t = (unsigned long)(s + 0.5);
+
+	snprintf(buf, len, "%lu:%02lu:%02lu", t / 3600, t / 60 % 60, t % 60);
+}
+
+static void train_report(struct trainer *tr, unsigned int e, int stage,
+			 float lr, const struct optinc_onn_stats *st,
+			 const struct optinc_onn_stats *ev, double dt)
+{
+	const struct optinc_onn_cfg *c = &tr->cfg;
+	unsigned int total = c->epochs1 + c->epochs2;
+	char eta[32], exact[96] = "";
+
+	train_eta(eta, sizeof(eta), tr->avg_dt * (total - e - 1));
+	if (ev)
+		snprintf(exact, sizeof(exact), " exact %.4f%% (%u wrong) margin %+.3f",
+			 100.0 * (tr->data.n - ev->wrong) / tr->data.n,
+			 ev->wrong, ev->min_margin);
+	printf("epoch %u/%u stage %d lr %.2e loss %.4e acc %.4f%%%s %.3f s/epoch ETA %s\n",
+	       e + 1, total, stage, lr, st->loss,
+	       100.0 * (tr->data.n - st->wrong) / tr->data.n, exact, dt, eta);
+	fflush(stdout);
+}
+
+/* Stage boundaries: what happens before epoch e. */
+static int train_stage_start(struct trainer *tr, unsigned int e)
+{
+	const struct optinc_onn_cfg *c = &tr->cfg;
+
+	if (e != c->epochs1)
+		return 0;
+	optinc_onn_net_adam_reset(&tr->net);
+	return optinc_onn_net_manifold(&tr->net, c, 4 * c->proj_iters);
+}
+
+static int train_one(struct trainer *tr, unsigned int e, double *dt)
+{
+	const struct optinc_onn_cfg *c = &tr->cfg;
+	int stage = e < c->epochs1 ? 1 : 2, last, err;
+	struct optinc_onn_stats st, ev;
+	double t0 = train_now();
+	float lr;
+
+	err = train_stage_start(tr, e);
+	lr = stage == 1 ? train_lr(c->lr1, c->lr_end, e, c->epochs1)
+			: train_lr(c->lr2, c->lr_end, e - c->epochs1, c->epochs2);
+	if (!err)
+		err = train_epoch(tr, e, stage, lr, &st);
+	if (!err && stage == 1 && c->proj_every && (e + 1) % c->proj_every == 0)
+		err = optinc_onn_net_project(&tr->net, c, c->proj_iters, 1);
+	if (err)
+		return err;
+	last = e + 1 == c->epochs1 || e + 1 == c->epochs1 + c->epochs2;
+	if (last || (c->eval_every && (e + 1) % c->eval_every == 0)) {
+		optinc_onn_net_eval(&tr->net, &tr->data, &ev);
+		if (stage == 2 && !ev.wrong && ev.min_margin >= c->stop_margin)
+			tr->prog.done = 1;
+	}
+	*dt = train_now() - t0;
+	tr->prog.seconds += *dt;
+	tr->avg_dt = tr->avg_dt ? 0.9 * tr->avg_dt + 0.1 * *dt : *dt;
+	train_report(tr, e, stage, lr, &st,
+		     last || (c->eval_every && (e + 1) % c->eval_every == 0)
+			     ? &ev : NULL, *dt);
+	return 0;
+}
+
+static int train_loop(struct trainer *tr)
+{
+	unsigned int total = tr->cfg.epochs1 + tr->cfg.epochs2, e;
+	double dt;
+	int err = 0;
+
+	if (tr->stop_after && tr->stop_after < total)
+		total = tr->stop_after;
+	for (e = tr->prog.epoch; e < total && !tr->prog.done && !err; e++) {
+		err = train_one(tr, e, &dt);
+		if (err) {
+			fprintf(stderr, "optinc-onn: epoch %u: projection failed: %s\n",
+				e + 1, strerror(-err));
+			break;
+		}
+		tr->prog.epoch = e + 1;
+		if ((tr->ckpt_every && (e + 1) % tr->ckpt_every == 0) ||
+		    tr->prog.done || e + 1 == total)
+			err = optinc_onn_ckpt_save(tr->ckpt, &tr->cfg, &tr->net,
+						   &tr->prog);
+	}
+	return err;
+}
+
+/* Table I of the paper; N = 2 (our CI model) is a small net of the same kind. */
+static const char *train_default_arch(unsigned int members)
+{
+	switch (members) {
+	case 2:
+		return "4-64-128-128-64-4";
+	case 4:
+		return "4-64-128-256-128-64-4";
+	case 8:
+		return "4-64-128-256-512-256-128-64-4";
+	case 16:
+		return "4-64-128-256-512-1024-512-256-128-64-4";
+	}
+	return NULL;
+}
+
+static const char *train_default_approx(unsigned int members)
+{
+	switch (members) {
+	case 8:
+		return "2-7";
+	case 16:
+		return "2-9";
+	}
+	return "all";
+}
+
+static void train_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: optinc-onn train -N MEMBERS -o MODEL [options]\n"
+		"  -B, --bits B            bits per value (8)\n"
+		"  --arch W0-W1-..-WL      layer widths (default: Table I for N = 4, 8, 16)\n"
+		"  --approx all|none|LIST  layers realised as Sigma*U blocks, 1-based (e.g. 2-7)\n"
+		"  --seed S                seed of initialisation and shuffles (1)\n"
+		"  --batch R               minibatch rows (1024)\n"
+		"  --epochs1 E             stage 1 epochs: dense, periodic projection (300)\n"
+		"  --epochs2 E             stage 2 epochs at most: projected every step (300)\n"
+		"  --lr1 X, --lr2 X        Adam learning rates of the stages (1e-3, 3e-4)\n"
+		"  --lr-end F              cosine decay to F times the rate (0.05)\n"
+		"  --margin1 X, --margin2 X  loss margins of the stages (0.5, 0.3)\n"
+		"  --stop-margin X         stage 2 stops when exact with this margin (0.1)\n"
+		"  --proj-every E          stage 1 projection period in epochs (10; 0: never)\n"
+		"  --proj-iters I          Sigma/U alternations per projection (1)\n"
+		"  --eval-every E          whole-domain evaluation period (10)\n"
+		"  --checkpoint FILE       checkpoint file (MODEL.ckpt)\n"
+		"  --checkpoint-every E    checkpoint period in epochs (10)\n"
+		"  --resume                continue from the checkpoint if there is one\n"
+		"  --stop-after E          checkpoint after epoch E and exit (to resume later)\n");
+}
+
+enum {
+	OPT_ARCH = 256, OPT_APPROX, OPT_SEED, OPT_BATCH, OPT_E1, OPT_E2,
+	OPT_LR1, OPT_LR2, OPT_LREND, OPT_M1, OPT_M2, OPT_STOP, OPT_PEVERY,
+	OPT_PITERS, OPT_EVAL, OPT_CKPT, OPT_CKEVERY, OPT_RESUME, OPT_STOP_AFTER,
+};
+
+static const struct option train_opts[] = {
+	{ "members", required_argument, NULL, 'N' },
+	{ "bits", required_argument, NULL, 'B' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "arch", required_argument, NULL, OPT_ARCH },
+	{ "approx", required_argument, NULL, OPT_APPROX },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "epochs1", required_argument, NULL, OPT_E1 },
+	{ "epochs2", required_argument, NULL, OPT_E2 },
+	{ "lr1", required_argument, NULL, OPT_LR1 },
+	{ "lr2", required_argument, NULL, OPT_LR2 },
+	{ "lr-end", required_argument, NULL, OPT_LREND },
+	{ "margin1", required_argument, NULL, OPT_M1 },
+	{ "margin2", required_argument, NULL, OPT_M2 },
+	{ "stop-margin", required_argument, NULL, OPT_STOP },
+	{ "proj-every", required_argument, NULL, OPT_PEVERY },
+	{ "proj-iters", required_argument, NULL, OPT_PITERS },
+	{ "eval-every", required_argument, NULL, OPT_EVAL },
+	{ "checkpoint", required_argument, NULL, OPT_CKPT },
+	{ "checkpoint-every", required_argument, NULL, OPT_CKEVERY },
+	{ "resume", no_argument, NULL, OPT_RESUME },
+	{ "stop-after", required_argument, NULL, OPT_STOP_AFTER },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void train_defaults(struct trainer *tr)
+{
+	struct optinc_onn_cfg *c = &tr->cfg;
+
+	memset(tr, 0, sizeof(*tr));
+	c->bits = 8;
+	c->seed = 1;
+	c->batch = 1024;
+	c->epochs1 = 300;
+	c->epochs2 = 300;
+	c->proj_every = 10;
+	c->proj_iters = 1;
+	c->lr1 = 1e-3f;
+	c->lr2 = 3e-4f;
+	c->lr_end = 0.05f;
+	c->margin1 = 0.5f;
+	c->margin2 = 0.3f;
+	c->stop_margin = 0.1f;
+	c->eval_every = 10;
+	tr->ckpt_every = 10;
+}
+
+/* Options that only set a number; returns 1 when @opt was one of them. */
+static int train_number_opt(struct trainer *tr, int opt, const char *arg)
+{
+	struct optinc_onn_cfg *c = &tr->cfg;
+	unsigned long u;
+	float f;
+
+	if (!arg)
+		return 0;
+	u = strtoul(arg, NULL, 0);
+	f = strtof(arg, NULL);
+	switch (opt) {
+	case 'N': c->members = u; break;
+	case 'B': c->bits = u; break;
+	case OPT_SEED: c->seed = strtoull(arg, NULL, 0); break;
+	case OPT_BATCH: c->batch = u; break;
+	case OPT_E1: c->epochs1 = u; break;
+	case OPT_E2: c->epochs2 = u; break;
+	case OPT_LR1: c->lr1 = f; break;
+	case OPT_LR2: c->lr2 = f; break;
+	case OPT_LREND: c->lr_end = f; break;
+	case OPT_M1: c->margin1 = f; break;
+	case OPT_M2: c->margin2 = f; break;
+	case OPT_STOP: c->stop_margin = f; break;
+	case OPT_PEVERY: c->proj_every = u; break;
+	case OPT_PITERS: c->proj_iters = u; break;
+	case OPT_EVAL: c->eval_every = u; break;
+	case OPT_CKEVERY: tr->ckpt_every = u; break;
+	case OPT_STOP_AFTER: tr->stop_after = u; break;
+	default: return 0;
+	}
+	return 1;
+}
+
+static int train_parse(struct trainer *tr, int argc, char **argv,
+		       const char **arch, const char **approx)
+{
+	int opt;
+
+	train_defaults(tr);
+	*arch = *approx = NULL;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "N:B:o:h", train_opts, NULL)) != -1) {
+		if (train_number_opt(tr, opt, optarg))
+			continue;
+		switch (opt) {
+		case 'o': tr->out = optarg; break;
+		case OPT_ARCH: *arch = optarg; break;
+		case OPT_APPROX: *approx = optarg; break;
+		case OPT_CKPT: tr->ckpt = optarg; break;
+		case OPT_RESUME: tr->resume = 1; break;
+		case 'h': train_usage(stdout); return 1;
+		default: train_usage(stderr); return -EINVAL;
+		}
+	}
+	if (optind != argc || !tr->out || !tr->cfg.members) {
+		train_usage(stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int train_check(struct trainer *tr, const char *arch, const char *approx)
+{
+	struct optinc_onn_cfg *c = &tr->cfg;
+	unsigned int l, k, io = c->bits / 2;
+
+	if (c->bits != 8 || c->members < 1 || c->members > 64) {
+		fprintf(stderr, "optinc-onn: train: need B = 8 and N in 1..64\n");
+		return -EINVAL;
+	}
+	if (!arch)
+		arch = train_default_arch(c->members);
+	if (!arch || optinc_onn_parse_arch(arch, c->size, &c->nlayers) ||
+	    c->size[0] != io ||
+	    c->size[c->nlayers] != io) {
+		fprintf(stderr, "optinc-onn: train: bad or missing --arch (widths W0-..-WL, W0 = WL = %u)\n",
+			io);
+		return -EINVAL;
+	}
+	if (!approx)
+		approx = train_default_approx(c->members);
+	if (optinc_onn_parse_approx(approx, c->nlayers, c->approx)) {
+		fprintf(stderr, "optinc-onn: train: bad --approx '%s'\n", approx);
+		return -EINVAL;
+	}
+	for (l = 0; l < c->nlayers; l++) {
+		k = optinc_onn_block_k(c->size[l], c->size[l + 1]);
+		if (c->approx[l] && (c->size[l] + c->size[l + 1] - k) % k) {
+			fprintf(stderr, "optinc-onn: train: layer %u (%ux%u) does not split into %ux%u blocks\n",
+				l + 1, c->size[l + 1], c->size[l], k, k);
+			return -EINVAL;
+		}
+	}
+	if (!c->batch || c->epochs1 + c->epochs2 == 0) {
+		fprintf(stderr, "optinc-onn: train: need --batch and some epochs\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
+{
+	unsigned int l;
+	int err;
+
+	err = optinc_onn_data_init(&tr->data, tr->cfg.members, tr->cfg.bits);
+	if (!err)
+		err = optinc_onn_net_alloc(&tr->net, &tr->cfg);
+	tr->perm = malloc(sizeof(uint32_t) * tr->data.n);
+	tr->tbatch = malloc((size_t)tr->cfg.batch * tr->data.out);
+	if (err || !tr->perm || !tr->tbatch) {
+		fprintf(stderr, "optinc-onn: train: out of memory\n");
+		return -ENOMEM;
+	}
+	optinc_onn_net_init(&tr->net, tr->cfg.seed);
+	if (!tr->ckpt) {
+		snprintf(ckpt_buf, len, "%s.ckpt", tr->out);
+		tr->ckpt = ckpt_buf;
+	}
+	if (!tr->resume)
+		return 0;
+	err = optinc_onn_ckpt_load(tr->ckpt, &tr->cfg, &tr->net, &tr->prog);
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return err;
+	/* past the start of stage 2, the blocks are trained as Sigma * U */
+	for (l = 0; l < tr->net.nl; l++)
+		tr->net.l[l].manifold = tr->cfg.approx[l] &&
+					tr->prog.epoch > tr->cfg.epochs1;
+	printf("resumed from %s after epoch %u\n", tr->ckpt, tr->prog.epoch);
+	return 0;
+}
+
+static void train_teardown(struct trainer *tr)
+{
+	optinc_onn_net_free(&tr->net);
+	optinc_onn_data_free(&tr->data);
+	free(tr->perm);
+	free(tr->tbatch);
+}
+
+static int train_finish(struct trainer *tr)
+{
+	struct optinc_onn_stats ev;
+	struct optinc_onn m;
+	char err[512];
+	int ret;
+
+	optinc_onn_net_eval(&tr->net, &tr->data, &ev);
+	printf("trained %u epochs in %.1f s (%.3f s/epoch): %u of %u points wrong, margin %+.3f\n",
+	       tr->prog.epoch, tr->prog.seconds,
+	       tr->prog.epoch ? tr->prog.seconds / tr->prog.epoch : 0.0,
+	       ev.wrong, tr->data.n, ev.min_margin);
+	ret = optinc_onn_net_export(&tr->net, &tr->cfg,
+				    optinc_onn_in_scale(tr->cfg.members), &m);
+	if (ret) {
+		fprintf(stderr, "optinc-onn: train: export failed: %s\n",
+			strerror(-ret));
+		return ret;
+	}
+	ret = optinc_onn_save(tr->out, &m, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "optinc-onn: %s\n", err);
+	else
+		printf("model written to %s\n", tr->out);
+	optinc_onn_free(&m);
+	return ret;
+}
+
+int optinc_onn_cmd_train(int argc, char **argv)
+{
+	const char *arch, *approx;
+	struct trainer *tr = malloc(sizeof(*tr));
+	char ckpt[4096];
+	int err;
+
+	if (!tr)
+		return -ENOMEM;
+	err = train_parse(tr, argc, argv, &arch, &approx);
+	if (!err)
+		err = train_check(tr, arch, approx);
+	if (!err) {
+		optinc_onn_area_report(stdout, tr->cfg.nlayers, tr->cfg.size,
+				       tr->cfg.approx);
+		err = train_setup(tr, ckpt, sizeof(ckpt));
+	}
+	if (!err)
+		err = train_loop(tr);
+	if (!err && tr->stop_after && !tr->prog.done &&
+	    tr->prog.epoch < tr->cfg.epochs1 + tr->cfg.epochs2)
+		printf("paused after epoch %u: checkpoint in %s\n",
+		       tr->prog.epoch, tr->ckpt);
+	else if (!err)
+		err = train_finish(tr);
+	train_teardown(tr);
+	free(tr);
+	return err > 0 ? 0 : err;
+}

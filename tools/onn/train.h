@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The hardware-aware trainer's network, data and checkpoints. */
+#ifndef OPTINC_ONN_TRAIN_H
+#define OPTINC_ONN_TRAIN_H
+
+#include <stdint.h>
+
+#include "onn.h"
+
+/* What a run is: all of it goes into the checkpoint's fingerprint. */
+struct optinc_onn_cfg {
+	unsigned int members, bits;
+	unsigned int nlayers;
+	unsigned int size[OPTINC_ONN_MAX_LAYERS + 1];
+	int approx[OPTINC_ONN_MAX_LAYERS];
+	uint64_t seed;
+	unsigned int batch;
+	unsigned int epochs1;	/* stage 1: dense, projected every proj_every */
+	unsigned int epochs2;	/* stage 2 (at most): projected after each step */
+	unsigned int proj_every;	/* stage 1, epochs */
+	unsigned int proj_iters;
+	float lr1, lr2, lr_end;	/* lr_end: final fraction of a stage's rate */
+	float margin1, margin2;	/* loss margins of the two stages */
+	float stop_margin;	/* stage 2 ends when exact with this margin */
+	unsigned int eval_every;
+};
+
+/*
+ * A layer in stage 2 with blocks ("on the manifold") is parametrised by
+ * its blocks' U (where w has them) and Sigma d: w = diag(d) U is rebuilt
+ * after every step, and Adam's moments mw/vw then belong to U.
+ */
+struct optinc_onn_tlayer {
+	unsigned int in, out, k;
+	int manifold;
+	float *w, *b;		/* out x in, out */
+	float *gw, *gb;		/* gradients */
+	float *mw, *vw, *mb, *vb; /* Adam moments */
+	float *d, *gd, *md, *vd; /* Sigma of each block, in + out at most */
+	float *u;		/* out x in: the blocks' U */
+};
+
+struct optinc_onn_net {
+	unsigned int nl, batch, width;
+	struct optinc_onn_tlayer l[OPTINC_ONN_MAX_LAYERS];
+	float *act[OPTINC_ONN_MAX_LAYERS + 1];	/* batch x width */
+	float *delta, *delta2;			/* batch x width */
+	float *scratch;				/* 2 x width^2 */
+	uint64_t step;				/* Adam steps taken */
+};
+
+/* The whole domain: inputs and target symbols, in table-index order. */
+struct optinc_onn_data {
+	uint32_t n;
+	unsigned int in, out;
+	float *x;		/* n x in */
+	uint8_t *t;		/* n x out */
+};
+
+struct optinc_onn_stats {
+	double loss;
+	uint32_t wrong;
+	double min_margin;
+};
+
+int optinc_onn_data_init(struct optinc_onn_data *d, unsigned int members,
+			 unsigned int bits);
+void optinc_onn_data_free(struct optinc_onn_data *d);
+
+int optinc_onn_net_alloc(struct optinc_onn_net *n,
+			 const struct optinc_onn_cfg *c);
+void optinc_onn_net_free(struct optinc_onn_net *n);
+void optinc_onn_net_init(struct optinc_onn_net *n, uint64_t seed);
+void optinc_onn_net_forward(struct optinc_onn_net *n, unsigned int rows);
+double optinc_onn_net_loss(struct optinc_onn_net *n, const uint8_t *t,
+			   unsigned int rows, float margin, uint32_t *wrong);
+void optinc_onn_net_backward(struct optinc_onn_net *n, unsigned int rows);
+void optinc_onn_net_adam(struct optinc_onn_net *n, float lr);
+void optinc_onn_net_adam_reset(struct optinc_onn_net *n);
+int optinc_onn_net_project(struct optinc_onn_net *n,
+			   const struct optinc_onn_cfg *c,
+			   unsigned int iters, int warm);
+int optinc_onn_net_manifold(struct optinc_onn_net *n,
+			    const struct optinc_onn_cfg *c, unsigned int iters);
+void optinc_onn_net_eval(struct optinc_onn_net *n,
+			 const struct optinc_onn_data *d,
+			 struct optinc_onn_stats *st);
+int optinc_onn_net_export(struct optinc_onn_net *n,
+			  const struct optinc_onn_cfg *c, float in_scale,
+			  struct optinc_onn *m);
+
+/* Where a run stands, for checkpoints. */
+struct optinc_onn_progress {
+	unsigned int epoch;	/* epochs done */
+	unsigned int done;	/* 1 when stage 2 has stopped */
+	double seconds;		/* training time so far */
+};
+
+int optinc_onn_ckpt_save(const char *path, const struct optinc_onn_cfg *c,
+			 const struct optinc_onn_net *n,
+			 const struct optinc_onn_progress *p);
+int optinc_onn_ckpt_load(const char *path, const struct optinc_onn_cfg *c,
+			 struct optinc_onn_net *n,
+			 struct optinc_onn_progress *p);
+
+#endif /* OPTINC_ONN_TRAIN_H */

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * optinc-onn verify and compile: a model file as realised (matrices rebuilt
+ * from phases and attenuations) over every point of its domain; accuracy,
+ * wrong outputs by error (the paper's Table II), accuracy under MZI phase
+ * noise, and the truth table the switch looks up.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onn.h"
+
+static int verify_load(const char *path, struct optinc_onn *m, uint8_t sha[32])
+{
+	char err[512];
+	int ret = optinc_onn_load(path, m, sha, err, sizeof(err));
+
+	if (ret)
+		fprintf(stderr, "optinc-onn: %s\n", err);
+	else if (m->bits != 8)
+		fprintf(stderr, "optinc-onn: %s: only B = 8 models can be evaluated\n",
+			path);
+	if (!ret && m->bits != 8) {
+		optinc_onn_free(m);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+static void verify_summary(const char *path, const struct optinc_onn *m,
+			   const struct optinc_onn_eval *ev)
+{
+	printf("%s: N = %u, B = %u, %u layers: %u of %u points right (%.4f %%), worst margin %+.4f\n",
+	       path, m->members, m->bits, m->nlayers, ev->entries - ev->wrong,
+	       ev->entries, 100.0 * (ev->entries - ev->wrong) / ev->entries,
+	       ev->min_margin);
+}
+
+/* Accuracy under phase noise: mean, min and max over @trials draws. */
+static int verify_noise(const struct optinc_onn *m, double sigma,
+			unsigned int trials, uint64_t seed)
+{
+	double sum = 0, lo = 100, hi = 0, acc;
+	struct optinc_onn_eval ev;
+	unsigned int t;
+	int err;
+
+	for (t = 0; t < trials; t++) {
+		err = optinc_onn_evaluate(m, sigma, seed + t, &ev);
+		if (err)
+			return err;
+		acc = 100.0 * (ev.entries - ev.wrong) / ev.entries;
+		optinc_onn_eval_free(&ev);
+		sum += acc;
+		lo = acc < lo ? acc : lo;
+		hi = acc > hi ? acc : hi;
+	}
+	printf("  %10.4g  %10.4f %%  %10.4f %%  %10.4f %%\n", sigma,
+	       sum / trials, lo, hi);
+	return 0;
+}
+
+static int verify_noise_list(const struct optinc_onn *m, char *list,
+			     unsigned int trials, uint64_t seed)
+{
+	char *tok, *save = NULL;
+	int err = 0;
+
+	printf("accuracy under MZI phase noise (%u draws each):\n", trials);
+	printf("  sigma/rad        mean           min           max\n");
+	for (tok = strtok_r(list, ",", &save); tok && !err;
+	     tok = strtok_r(NULL, ",", &save))
+		err = verify_noise(m, strtod(tok, NULL), trials, seed);
+	return err;
+}
+
+static const struct option verify_opts[] = {
+	{ "noise", required_argument, NULL, 'n' },
+	{ "trials", required_argument, NULL, 't' },
+	{ "seed", required_argument, NULL, 's' },
+	{ "require-exact", no_argument, NULL, 'x' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct verify_args {
+	const char *model, *out;
+	char *noise;
+	unsigned int trials;
+	uint64_t seed;
+	int exact;
+};
+
+static int verify_parse(int argc, char **argv, struct verify_args *a,
+			const char *usage)
+{
+	int opt;
+
+	memset(a, 0, sizeof(*a));
+	a->trials = 5;
+	a->seed = 1;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:h", verify_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n': a->noise = optarg; break;
+		case 't': a->trials = strtoul(optarg, NULL, 0); break;
+		case 's': a->seed = strtoull(optarg, NULL, 0); break;
+		case 'x': a->exact = 1; break;
+		case 'o': a->out = optarg; break;
+		case 'h': printf("%s", usage); return 1;
+		default: fprintf(stderr, "%s", usage); return -EINVAL;
+		}
+	}
+	if (optind + 1 != argc || !a->trials) {
+		fprintf(stderr, "%s", usage);
+		return -EINVAL;
+	}
+	a->model = argv[optind];
+	return 0;
+}
+
+static int verify_run(const struct verify_args *a, int compile)
+{
+	struct optinc_onn_eval ev;
+	struct optinc_onn m;
+	uint8_t sha[32];
+	int err;
+
+	err = verify_load(a->model, &m, sha);
+	if (err)
+		return err;
+	err = optinc_onn_evaluate(&m, 0, 0, &ev);
+	if (err) {
+		fprintf(stderr, "optinc-onn: %s: evaluation failed: %s\n",
+			a->model, strerror(-err));
+		goto out_free;
+	}
+	verify_summary(a->model, &m, &ev);
+	printf("wrong outputs by error (output - exact average):\n");
+	optinc_onn_histogram(stdout, &ev);
+	if (compile)
+		err = optinc_onn_table_write(a->out, &m, sha, &ev);
+	if (!err && compile)
+		printf("table written to %s (%u entries, %u wrong)\n", a->out,
+		       ev.entries, ev.wrong);
+	if (!err && a->exact && ev.wrong) {
+		fprintf(stderr, "optinc-onn: %s: %u points wrong, exact required\n",
+			a->model, ev.wrong);
+		err = -EDOM;
+	}
+	optinc_onn_eval_free(&ev);
+	if (!err && a->noise && !compile)
+		err = verify_noise_list(&m, a->noise, a->trials, a->seed);
+out_free:
+	optinc_onn_free(&m);
+	return err;
+}
+
+int optinc_onn_cmd_verify(int argc, char **argv)
+{
+	struct verify_args a;
+	int err = verify_parse(argc, argv, &a,
+		"usage: optinc-onn verify MODEL [--noise S1,S2,..] [--trials T] [--seed S] [--require-exact]\n");
+
+	if (err)
+		return err > 0 ? 0 : err;
+	return verify_run(&a, 0);
+}
+
+int optinc_onn_cmd_compile(int argc, char **argv)
+{
+	struct verify_args a;
+	int err = verify_parse(argc, argv, &a,
+		"usage: optinc-onn compile MODEL -o TABLE [--require-exact]\n");
+
+	if (err)
+		return err > 0 ? 0 : err;
+	if (!a.out) {
+		fprintf(stderr, "optinc-onn: compile: -o TABLE is required\n");
+		return -EINVAL;
+	}
+	return verify_run(&a, 1);
+}
