@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# kmod: optinc.ko, built by Kbuild (the top-level Kbuild file) against kernel
+# headers. Not part of `make all`, which must work without headers:
+#   make kmod [KDIR=...]   the module, $(O)/kmod/optinc.ko
+#   make kmod-vm           the module for Debian's kernel and the static
+#                          programs selftests/kmod/run-vm boots with
+#   make kmod-vm-lib       liboptinc's allreduce_check, static, for the VM
+# Kbuild writes next to its sources, so it builds in $(O)/kmod/src, a tree
+# of links to the sources.
+
+KMOD_HDRS_PKG := linux-headers-amd64
+KMOD_CORE := frame reduce pam4 table agg reply
+KMOD_SRCS := $(wildcard kmod/*.c kmod/*.h) $(KMOD_CORE:%=lib/core/%.c) \
+	     lib/core/compat.h
+KMOD_DEPS := Kbuild $(KMOD_SRCS) include/optinc/core.h include/optinc/wire.h \
+	     include/uapi/linux/optinc.h
+KMOD_TREE := $(O)/kmod/src
+KMOD_KO   := $(O)/kmod/optinc.ko
+KMOD_STAMP := $(O)/kmod/kdir
+
+# Headers of Debian's kernel (what the VM boots), from the package.
+kmod_deb_kdir = $(shell dpkg-query -W -f='$${Depends}' $(KMOD_HDRS_PKG) \
+	2>/dev/null | sed -n 's|^\(linux-headers-[^ ,]*\).*|/usr/src/\1|p')
+# KDIR, else the running kernel's headers, else Debian's.
+kmod_kdir = $(or $(KDIR),$(wildcard /lib/modules/$(shell uname -r)/build),$(kmod_deb_kdir))
+
+.PHONY: kmod kmod-vm kmod-vm-lib kmod-clean kmod-force
+
+kmod: $(KMOD_KO)
+
+# Rebuild when KDIR changes; rewritten only when it differs.
+$(KMOD_STAMP): kmod-force
+	@mkdir -p $(dir $@)
+	@kdir='$(kmod_kdir)'; test -e "$$kdir/Makefile" || { \
+		echo "kmod: no kernel headers$${kdir:+ in $$kdir}: install $(KMOD_HDRS_PKG) (make deps) or set KDIR=" >&2; \
+		exit 1; }
+	@echo '$(kmod_kdir)' | cmp -s - $@ || echo '$(kmod_kdir)' > $@
+
+# The sub-make gets none of our MAKEFLAGS (O= would mean something else).
+$(KMOD_KO): $(KMOD_DEPS) $(KMOD_STAMP)
+	$(call msg,KMOD,$@)
+	@mkdir -p $(KMOD_TREE)/kmod $(KMOD_TREE)/lib/core
+	@for f in Kbuild $(KMOD_SRCS); do ln -sfn $(CURDIR)/$$f $(KMOD_TREE)/$$f; done
+	@ln -sfn $(CURDIR)/include $(KMOD_TREE)/include
+	$(Q)env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(MAKE) -C "$$(cat $(KMOD_STAMP))" \
+		M=$(abspath $(KMOD_TREE)) modules >$(KMOD_TREE)/build.log 2>&1 || \
+		{ cat $(KMOD_TREE)/build.log >&2; exit 1; }
+	$(Q)if [ "$(V)" = 1 ]; then cat $(KMOD_TREE)/build.log; fi
+	$(Q)cp $(KMOD_TREE)/optinc.ko $@
+
+kmod-clean:
+	$(Q)rm -rf $(O)/kmod
+
+# ---- the VM test: static programs for an initramfs
+
+KMOD_T := $(O)/selftests/kmod
+NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null || echo -I/usr/include/libnl3)
+NL_STATIC_LIBS = $(shell pkg-config --static --libs libnl-genl-3.0 2>/dev/null || echo -lnl-genl-3 -lnl-3 -lpthread)
+KMOD_CTL_OBJS := $(KMOD_T)/octl.o $(O)/tools/optincctl/kmod.o \
+		 $(O)/tools/optincctl/print.o
+KMOD_VM_PROGS := $(KMOD_T)/optincctl-kmod $(KMOD_T)/kmod_rank \
+		 $(KMOD_T)/kmod_table $(KMOD_T)/nocap
+# liboptinc's allreduce test rank, statically linked (kmod-vm-lib)
+KMOD_LIB_STATIC = $(shell pkg-config --static --libs libxdp libbpf 2>/dev/null)
+
+$(O)/tools/optincctl/kmod.o $(KMOD_T)/octl.o: EXTRA_CFLAGS += $(NL_CFLAGS) \
+	-Itools/optincctl
+
+$(KMOD_T)/optincctl-kmod: $(KMOD_CTL_OBJS) $(CORE_LIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) -static -o $@ $^ $(NL_STATIC_LIBS) -ljson-c
+
+$(KMOD_T)/kmod_rank $(KMOD_T)/kmod_table $(KMOD_T)/nocap: %: %.o $(CORE_LIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) -static -o $@ $^
+
+$(KMOD_T)/allreduce_check: $(O)/selftests/net/allreduce_check.o $(O)/lib/liboptinc.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) -static -o $@ $^ $(KMOD_LIB_STATIC) -lm
+
+# The VM boots Debian's kernel: build for its headers (KDIR= still wins).
+kmod-vm: KDIR = $(kmod_deb_kdir)
+kmod-vm: $(KMOD_KO) $(KMOD_VM_PROGS)
+
+kmod-vm-lib: $(KMOD_T)/allreduce_check
+
+TEST_PROGS += selftests/kmod/run-vm

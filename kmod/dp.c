@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * optinc.ko: the datapath. Every frame a member port receives comes here
+ * (rx_handler, softirq, RCU): OptINC frames to the switch's address and
+ * port go through the core's parser and slot state machine, ARP requests
+ * for the switch are answered, everything else is switched at L2.
+ */
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include <linux/if_vlan.h>
+#include <linux/rculist.h>
+#include <linux/skbuff.h>
+#include <net/arp.h>
+#include "optinc_kmod.h"
+
+/* Enough for Ethernet, an IPv4 header with options and UDP. */
+#define DP_HDR_PULL	(ETH_HLEN + 60 + 8)
+
+/* Send @skb (data at the Ethernet header) out of @port. */
+static void dp_xmit(struct optinc_kport *port, struct sk_buff *skb)
+{
+	unsigned int len = skb->len;
+	int rc;
+
+	skb->dev = port->dev;
+	if (unlikely(!is_skb_forwardable(port->dev, skb))) {
+		optinc_count(port->stats, OPTINC_STATS_A_TX_ERRORS, 1);
+		kfree_skb(skb);
+		return;
+	}
+	/* net_xmit_eval() evaluates its argument twice */
+	rc = dev_queue_xmit(skb);
+	if (net_xmit_eval(rc)) {
+		optinc_count(port->stats, OPTINC_STATS_A_TX_ERRORS, 1);
+		return;
+	}
+	optinc_count(port->stats, OPTINC_STATS_A_TX_FRAMES, 1);
+	optinc_count(port->stats, OPTINC_STATS_A_TX_BYTES, len);
+}
+
+/* Send a copy of @skb to every port but @in; consumes @skb. */
+static void dp_flood(struct optinc_kswitch *sw, struct optinc_kport *in,
+		     struct sk_buff *skb)
+{
+	struct optinc_kport *port;
+	struct sk_buff *c;
+
+	list_for_each_entry_rcu(port, &sw->ports, node) {
+		if (port == in)
+			continue;
+		c = skb_clone(skb, GFP_ATOMIC);
+		if (!c) {
+			optinc_count(port->stats, OPTINC_STATS_A_TX_ERRORS, 1);
+			continue;
+		}
+		dp_xmit(port, c);
+	}
+	consume_skb(skb);
+}
+
+/* A frame the switch built: to its destination's port, or everywhere. */
+static void dp_send_built(struct optinc_kswitch *sw, struct sk_buff *skb)
+{
+	struct optinc_kport *out = optinc_fdb_lookup(sw, eth_hdr(skb)->h_dest);
+
+	if (out)
+		dp_xmit(out, skb);
+	else
+		dp_flood(sw, NULL, skb);
+}
+
+static void dp_send_queue(struct optinc_kswitch *sw, struct sk_buff_head *q)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(q)))
+		dp_send_built(sw, skb);
+}
+
+/* L2 learning switch: known unicast to its port, the rest flooded. */
+static void dp_forward(struct optinc_kport *in, struct sk_buff *skb)
+{
+	struct optinc_kswitch *sw = in->sw;
+	const u8 *dst = eth_hdr(skb)->h_dest;
+	struct optinc_kport *out = NULL;
+
+	if (unlikely(ether_addr_equal(dst, sw->ep.mac))) {
+		/* to the switch, but neither OptINC nor ARP */
+		optinc_count_drop(in->stats, OPTINC_DROP_NONE);
+		kfree_skb(skb);
+		return;
+	}
+	if (!is_multicast_ether_addr(dst))
+		out = optinc_fdb_lookup(sw, dst);
+	skb_clear_tstamp(skb);
+	if (!out) {
+		optinc_count(in->stats, OPTINC_STATS_A_FLOODED, 1);
+		dp_flood(sw, in, skb);
+	} else if (out == in) {
+		consume_skb(skb);
+	} else {
+		optinc_count(in->stats, OPTINC_STATS_A_FORWARDED, 1);
+		dp_xmit(out, skb);
+	}
+}
+
+/* Answer an ARP request for the switch's address; false: not one. */
+static bool dp_arp(struct optinc_kport *port, struct sk_buff *skb)
+{
+	struct optinc_kswitch *sw = port->sw;
+	const struct arphdr *arp;
+	struct sk_buff *reply;
+	__be32 sip, tip;
+	const u8 *sha;
+
+	if (!pskb_may_pull(skb, ETH_HLEN + arp_hdr_len(port->dev)))
+		return false;
+	arp = (const struct arphdr *)(skb->data + ETH_HLEN);
+	if (arp->ar_hrd != htons(ARPHRD_ETHER) ||
+	    arp->ar_pro != htons(ETH_P_IP) || arp->ar_hln != ETH_ALEN ||
+	    arp->ar_pln != 4 || arp->ar_op != htons(ARPOP_REQUEST))
+		return false;
+	sha = (const u8 *)(arp + 1);
+	memcpy(&sip, sha + ETH_ALEN, 4);
+	memcpy(&tip, sha + 2 * ETH_ALEN + 4, 4);
+	if (tip != sw->ep.ip)
+		return false;
+	reply = arp_create(ARPOP_REPLY, ETH_P_ARP, sip, port->dev, tip, sha,
+			   sw->ep.mac, sha);
+	if (reply) {
+		optinc_count(port->stats, OPTINC_STATS_A_ARP_REPLIES, 1);
+		dp_xmit(port, reply);
+	} else {
+		optinc_count(port->stats, OPTINC_STATS_A_TX_ERRORS, 1);
+	}
+	consume_skb(skb);
+	return true;
+}
+
+/* An empty frame of @len bytes for the switch to send. */
+static struct sk_buff *dp_alloc(u32 len)
+{
+	struct sk_buff *skb = alloc_skb(NET_SKB_PAD + len, GFP_ATOMIC);
+
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, NET_SKB_PAD);
+	skb_put(skb, len);
+	skb_reset_mac_header(skb);
+	skb_set_network_header(skb, ETH_HLEN);
+	skb->protocol = htons(ETH_P_IP);
+	return skb;
+}
+
+/* A JOIN_ACK or NACK @m to @dst, queued on @q. */
+static bool dp_queue_ctrl(struct optinc_kswitch *sw, const struct optinc_msg *m,
+			  const struct optinc_endpoint *dst,
+			  struct sk_buff_head *q)
+{
+	struct sk_buff *skb = dp_alloc(OPTINC_FRAME_OVERHEAD);
+
+	if (!skb)
+		return false;
+	if (!optinc_build_ctrl(skb->data, skb->len, m, &sw->ep, dst)) {
+		kfree_skb(skb);
+		return false;
+	}
+	__skb_queue_tail(q, skb);
+	return true;
+}
+
+/* Slot @s's result for @rank, queued on @q. Under the job's lock. */
+static bool dp_queue_result(struct optinc_kswitch *sw, struct optinc_kjob *job,
+			    const struct optinc_slot *s, u16 rank,
+			    struct sk_buff_head *q)
+{
+	u32 len = OPTINC_FRAME_OVERHEAD + OPTINC_SCALES_LEN(s->nscale) +
+		  s->res_len;
+	struct sk_buff *skb = dp_alloc(len);
+
+	if (!skb)
+		return false;
+	if (optinc_build_result(skb->data, len, &job->core, s, &sw->ep,
+				rank) != len) {
+		kfree_skb(skb);
+		return false;
+	}
+	__skb_queue_tail(q, skb);
+	return true;
+}
+
+/* Count what was queued (or could not be) for a job. */
+static void dp_count_tx(struct optinc_kjob *job, int idx, bool ok)
+{
+	optinc_count(job->stats, ok ? idx : OPTINC_STATS_A_TX_ERRORS, 1);
+}
+
+/* The answers to a verdict of the core, under the job's lock. */
+static void dp_verdict(struct optinc_kswitch *sw, struct optinc_kjob *job,
+		       enum optinc_verdict v, const struct optinc_msg *m,
+		       const struct optinc_endpoint *src,
+		       const struct optinc_slot *s, enum optinc_drop why,
+		       struct sk_buff_head *q)
+{
+	struct optinc_job *cj = &job->core;
+	struct optinc_msg reply;
+	u16 r;
+
+	switch (v) {
+	case OPTINC_V_COMPLETE:
+		for (r = 0; r < cj->size; r++)
+			dp_count_tx(job, OPTINC_STATS_A_RESULTS,
+				    dp_queue_result(sw, job, s, r, q));
+		break;
+	case OPTINC_V_RESEND:
+		dp_count_tx(job, OPTINC_STATS_A_RESULTS,
+			    dp_queue_result(sw, job, s, m->rank, q));
+		break;
+	case OPTINC_V_JOIN_ACK:
+		for (r = 0; r < cj->size; r++) {
+			if (r != m->rank && !optinc_job_complete(cj))
+				continue;
+			optinc_job_ack(cj, r, &reply);
+			dp_count_tx(job, OPTINC_STATS_A_JOIN_ACKS,
+				    dp_queue_ctrl(sw, &reply,
+						  &cj->members[r].ep, q));
+		}
+		break;
+	case OPTINC_V_NACK:
+		optinc_nack(m, why, &reply);
+		dp_count_tx(job, OPTINC_STATS_A_NACKS,
+			    dp_queue_ctrl(sw, &reply, src, q));
+		break;
+	default:
+		break;
+	}
+}
+
+/* Run message @m through its job. Return: why it was dropped, or none. */
+static enum optinc_drop dp_job(struct optinc_kswitch *sw,
+			       struct optinc_kjob *job,
+			       const struct optinc_msg *m,
+			       const struct optinc_endpoint *src,
+			       struct sk_buff_head *q)
+{
+	enum optinc_drop why = OPTINC_DROP_NONE;
+	struct optinc_slot *slot;
+	enum optinc_verdict v;
+
+	optinc_count(job->stats, m->type == OPTINC_T_JOIN ?
+		     OPTINC_STATS_A_JOINS : OPTINC_STATS_A_DATA, 1);
+	spin_lock(&job->lock);
+	v = optinc_job_rx(&job->core, m, src, &why, &slot);
+	dp_verdict(sw, job, v, m, src, slot, why, q);
+	spin_unlock(&job->lock);
+
+	if (v == OPTINC_V_ABSORBED || v == OPTINC_V_COMPLETE)
+		optinc_count(job->stats, OPTINC_STATS_A_ABSORBED, 1);
+	if (v == OPTINC_V_COMPLETE)
+		optinc_count(job->stats, OPTINC_STATS_A_COMPLETED, 1);
+	if (v == OPTINC_V_RESEND)
+		optinc_count(job->stats, OPTINC_STATS_A_RESENT, 1);
+	if (v == OPTINC_V_DROP || v == OPTINC_V_NACK)
+		optinc_count_drop(job->stats, why);
+	return v == OPTINC_V_DROP || v == OPTINC_V_NACK ? why : OPTINC_DROP_NONE;
+}
+
+/* An OptINC message to the switch; consumes @skb. */
+static void dp_msg(struct optinc_kport *port, struct sk_buff *skb,
+		   const struct optinc_l2l4 *l4)
+{
+	struct optinc_kswitch *sw = port->sw;
+	struct sk_buff_head q;
+	struct optinc_kjob *job;
+	struct optinc_msg m;
+	enum optinc_drop why;
+
+	__skb_queue_head_init(&q);
+	why = optinc_msg_parse(skb->data + l4->l4_off, l4->l4_len, &m);
+	if (why != OPTINC_DROP_NONE)
+		goto drop;
+	job = xa_load(&sw->jobs, m.job);
+	if (job) {
+		why = dp_job(sw, job, &m, &l4->src, &q);
+	} else {
+		why = OPTINC_DROP_NO_JOB;
+		if (m.type == OPTINC_T_JOIN) {
+			struct optinc_msg reply;
+
+			optinc_nack(&m, why, &reply);
+			if (!dp_queue_ctrl(sw, &reply, &l4->src, &q))
+				optinc_count(port->stats,
+					     OPTINC_STATS_A_TX_ERRORS, 1);
+		}
+	}
+	dp_send_queue(sw, &q);
+	if (why != OPTINC_DROP_NONE)
+		goto drop;
+	consume_skb(skb);
+	return;
+drop:
+	optinc_count_drop(port->stats, why);
+	kfree_skb(skb);
+}
+
+/*
+ * An IPv4 frame: to the switch's OptINC address and port? The core's
+ * parser needs the frame in one piece, so a non-linear frame it may want
+ * is linearised first. Return: true when @skb was consumed.
+ */
+static bool dp_optinc(struct optinc_kport *port, struct sk_buff *skb)
+{
+	struct optinc_kswitch *sw = port->sw;
+	u16 udp_port = ntohs(sw->ep.port);
+	struct optinc_l2l4 l4;
+	int ret;
+
+	if (!pskb_may_pull(skb, min_t(u32, skb->len, DP_HDR_PULL)))
+		return false;
+	ret = optinc_parse_l2l4(skb->data, skb_headlen(skb), udp_port, &l4);
+	if (ret && skb_is_nonlinear(skb)) {
+		if (skb_linearize(skb)) {
+			optinc_count_drop(port->stats, OPTINC_DROP_NONE);
+			kfree_skb(skb);
+			return true;
+		}
+		ret = optinc_parse_l2l4(skb->data, skb->len, udp_port, &l4);
+	}
+	if (ret < 0) {
+		optinc_count(port->stats, OPTINC_STATS_A_OPTINC, 1);
+		optinc_count_drop(port->stats, OPTINC_DROP_SHORT);
+		kfree_skb(skb);
+		return true;
+	}
+	if (!ret || l4.dst.ip != sw->ep.ip)
+		return false;
+	optinc_count(port->stats, OPTINC_STATS_A_OPTINC, 1);
+	dp_msg(port, skb, &l4);
+	return true;
+}
+
+/**
+ * optinc_dp_handle_frame() - rx_handler of member ports
+ * @pskb: the received frame
+ *
+ * Called with rcu_read_lock held and bottom halves disabled.
+ *
+ * Return: RX_HANDLER_CONSUMED, or RX_HANDLER_PASS for looped-back frames.
+ */
+rx_handler_result_t optinc_dp_handle_frame(struct sk_buff **pskb)
+{
+	struct optinc_kport *port;
+	struct sk_buff *skb = *pskb;
+
+	if (unlikely(skb->pkt_type == PACKET_LOOPBACK))
+		return RX_HANDLER_PASS;
+	port = rcu_dereference(skb->dev->rx_handler_data);
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return RX_HANDLER_CONSUMED;
+	skb_push(skb, skb->data - skb_mac_header(skb));
+	optinc_count(port->stats, OPTINC_STATS_A_RX_FRAMES, 1);
+	optinc_count(port->stats, OPTINC_STATS_A_RX_BYTES, skb->len);
+
+	if (unlikely(!is_valid_ether_addr(eth_hdr(skb)->h_source))) {
+		optinc_count_drop(port->stats, OPTINC_DROP_NONE);
+		kfree_skb(skb);
+		return RX_HANDLER_CONSUMED;
+	}
+	optinc_fdb_learn(port->sw, eth_hdr(skb)->h_source, port);
+	if (skb->protocol == htons(ETH_P_ARP) && dp_arp(port, skb))
+		return RX_HANDLER_CONSUMED;
+	if (skb->protocol == htons(ETH_P_IP) && !skb_vlan_tag_present(skb) &&
+	    dp_optinc(port, skb))
+		return RX_HANDLER_CONSUMED;
+	dp_forward(port, skb);
+	return RX_HANDLER_CONSUMED;
+}

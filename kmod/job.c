@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * optinc.ko: jobs (the core's struct optinc_job with its slots) and the
+ * truth tables of onn mode. Configuration runs under RTNL; a job is
+ * replaced as a whole and the old one freed once the datapath is done.
+ */
+#include <linux/mm.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include "optinc_kmod.h"
+
+static void table_release(struct kref *ref)
+{
+	struct optinc_ktable *t = container_of(ref, struct optinc_ktable, ref);
+
+	kvfree(t->buf);
+	kfree(t);
+}
+
+static void table_put(struct optinc_ktable *t)
+{
+	if (t)
+		kref_put(&t->ref, table_release);
+}
+
+static void job_free(struct optinc_kjob *job)
+{
+	free_percpu(job->stats);
+	kvfree(job->mem);
+	table_put(job->table);
+	kfree(job);
+}
+
+static int job_check(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cfg,
+		     struct optinc_ktable *t, struct netlink_ext_ack *extack)
+{
+	if (cfg->bits != 8 && cfg->bits != 16) {
+		NL_SET_ERR_MSG(extack, "job-bits must be 8 or 16");
+		return -EINVAL;
+	}
+	if (optinc_job_mem(cfg->window, cfg->max_elems) > OPTINC_KJOB_MEM_MAX) {
+		NL_SET_ERR_MSG(extack,
+			       "job-window * job-max-elems needs more than 256 MiB");
+		return -E2BIG;
+	}
+	if (cfg->mode != OPTINC_NL_MODE_ONN)
+		return 0;
+	if (cfg->bits != 8) {
+		NL_SET_ERR_MSG(extack, "mode onn works on 8-bit values only");
+		return -EINVAL;
+	}
+	if (!t) {
+		NL_SET_ERR_MSG(extack,
+			       "mode onn needs a truth table: load one for this job id first");
+		return -ENOENT;
+	}
+	if (t->t.members != cfg->size) {
+		NL_SET_ERR_MSG(extack,
+			       "the truth table is for another number of members");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static struct optinc_kjob *job_alloc(const struct optinc_kjob_cfg *cfg,
+				     struct optinc_ktable *t)
+{
+	u64 len = optinc_job_mem(cfg->window, cfg->max_elems);
+	struct optinc_kjob *job;
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL);
+	if (!job)
+		return NULL;
+	spin_lock_init(&job->lock);
+	job->cfg = *cfg;
+	job->core.id = cfg->id;
+	job->core.size = cfg->size;
+	job->core.token = cfg->token;
+	job->core.window = cfg->window;
+	job->core.max_elems = cfg->max_elems;
+	job->core.mode = cfg->mode == OPTINC_NL_MODE_ONN ? OPTINC_MODE_ONN :
+							   OPTINC_MODE_EXACT;
+	if (job->core.mode == OPTINC_MODE_ONN) {
+		kref_get(&t->ref);
+		job->table = t;
+		job->core.table = &t->t;
+	}
+	job->stats = optinc_stats_alloc();
+	job->mem = kvzalloc(len, GFP_KERNEL);
+	if (!job->stats || !job->mem ||
+	    optinc_job_init(&job->core, job->mem, len)) {
+		job_free(job);
+		return NULL;
+	}
+	return job;
+}
+
+/* Put @job in place of whatever job has its id; free the old one. */
+static int job_install(struct optinc_kswitch *sw, struct optinc_kjob *job)
+{
+	struct optinc_kjob *old;
+
+	old = xa_store(&sw->jobs, job->cfg.id, job, GFP_KERNEL);
+	if (xa_is_err(old)) {
+		job_free(job);
+		return xa_err(old);
+	}
+	if (!old) {
+		sw->njobs++;
+		return 0;
+	}
+	/* ORDER: the datapath may still be inside the old job */
+	synchronize_net();
+	job_free(old);
+	return 0;
+}
+
+/**
+ * optinc_job_set() - create or replace a job of a switch
+ * @sw:     the switch
+ * @cfg:    the job's settings (checked here)
+ * @extack: where to say what is wrong
+ *
+ * A replaced job's members, slots and counters are gone: a new generation.
+ *
+ * Return: 0, or a negative errno.
+ */
+int optinc_job_set(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cfg,
+		   struct netlink_ext_ack *extack)
+{
+	struct optinc_ktable *t = xa_load(&sw->tables, cfg->id);
+	struct optinc_kjob *job;
+	int err;
+
+	ASSERT_RTNL();
+	err = job_check(sw, cfg, t, extack);
+	if (err)
+		return err;
+	if (!xa_load(&sw->jobs, cfg->id) && sw->njobs >= OPTINC_NL_MAX_JOBS) {
+		NL_SET_ERR_MSG(extack, "switch has the most jobs it can have");
+		return -ENOSPC;
+	}
+	job = job_alloc(cfg, t);
+	if (!job) {
+		NL_SET_ERR_MSG(extack, "no memory for the job's slots");
+		return -ENOMEM;
+	}
+	return job_install(sw, job);
+}
+
+/* Delete job @id and its truth table. Return: 0 or -ENOENT. */
+int optinc_job_del(struct optinc_kswitch *sw, u16 id)
+{
+	struct optinc_kjob *job;
+
+	ASSERT_RTNL();
+	table_put(xa_erase(&sw->tables, id));
+	job = xa_erase(&sw->jobs, id);
+	if (!job)
+		return -ENOENT;
+	sw->njobs--;
+	synchronize_net();
+	job_free(job);
+	return 0;
+}
+
+/* Free all jobs and tables of a switch that has no ports left. */
+void optinc_jobs_destroy(struct optinc_kswitch *sw)
+{
+	struct optinc_ktable *t;
+	struct optinc_kjob *job;
+	unsigned long id;
+
+	synchronize_net();
+	xa_for_each(&sw->jobs, id, job)
+		job_free(job);
+	xa_destroy(&sw->jobs);
+	xa_for_each(&sw->tables, id, t)
+		table_put(t);
+	xa_destroy(&sw->tables);
+	kvfree(sw->stage.buf);
+	sw->stage.buf = NULL;
+}
+
+/* The bitmap of joined ranks, read under the job's lock. */
+u64 optinc_job_joined(struct optinc_kjob *job)
+{
+	u64 joined;
+
+	spin_lock_bh(&job->lock);
+	joined = job->core.joined;
+	spin_unlock_bh(&job->lock);
+	return joined;
+}
+
+static void table_stage_reset(struct optinc_tstage *st)
+{
+	kvfree(st->buf);
+	memset(st, 0, sizeof(*st));
+}
+
+/* Keep table @t for job @id; an onn job of that id switches to it. */
+static int table_store(struct optinc_kswitch *sw, u16 id,
+		       struct optinc_ktable *t, struct netlink_ext_ack *extack)
+{
+	struct optinc_kjob *job = xa_load(&sw->jobs, id), *fresh;
+	void *old;
+
+	old = xa_store(&sw->tables, id, t, GFP_KERNEL);
+	if (xa_is_err(old)) {
+		table_put(t);
+		return xa_err(old);
+	}
+	table_put(old);
+	if (!job || job->cfg.mode != OPTINC_NL_MODE_ONN)
+		return 0;
+	fresh = job_alloc(&job->cfg, t);
+	if (!fresh) {
+		NL_SET_ERR_MSG(extack, "no memory to restart the job on the new table");
+		return -ENOMEM;
+	}
+	return job_install(sw, fresh);
+}
+
+/* A complete upload: check it with the core's parser, then store it. */
+static int table_install(struct optinc_kswitch *sw, struct optinc_tstage *st,
+			 struct netlink_ext_ack *extack)
+{
+	const struct optinc_table_file_hdr *h = st->buf;
+	struct optinc_kjob *job = xa_load(&sw->jobs, st->job);
+	struct optinc_ktable *t;
+	const char *why;
+	int err;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	err = optinc_table_parse(st->buf, st->total, &t->t, &why);
+	if (err) {
+		/* @why points to a constant string of the core */
+		if (extack)
+			extack->_msg = why;
+		kfree(t);
+		return err;
+	}
+	if (job && job->cfg.mode == OPTINC_NL_MODE_ONN &&
+	    t->t.members != job->cfg.size) {
+		NL_SET_ERR_MSG(extack,
+			       "the truth table is for another number of members than the job");
+		kfree(t);
+		return -EINVAL;
+	}
+	kref_init(&t->ref);
+	t->wrong = le32_to_cpu(h->wrong);
+	t->buf = st->buf;
+	st->buf = NULL;
+	return table_store(sw, st->job, t, extack);
+}
+
+static int table_stage_start(struct optinc_tstage *st, u16 id, u32 total,
+			     struct netlink_ext_ack *extack)
+{
+	if (!total) {
+		NL_SET_ERR_MSG(extack, "table-total is required with offset 0");
+		return -EINVAL;
+	}
+	st->buf = kvmalloc(total, GFP_KERNEL);
+	if (!st->buf) {
+		NL_SET_ERR_MSG(extack, "no memory for the truth table");
+		return -ENOMEM;
+	}
+	st->job = id;
+	st->total = total;
+	return 0;
+}
+
+/**
+ * optinc_table_chunk() - take one chunk of a truth-table file for job @id
+ * @sw:     the switch
+ * @id:     the job id the table is for
+ * @off:    offset of the chunk; 0 starts a new upload
+ * @total:  file size, with @off 0
+ * @data:   the chunk
+ * @len:    its size
+ * @extack: where to say what is wrong
+ *
+ * The chunk that completes the file has it checked and stored.
+ *
+ * Return: 0, or a negative errno; any error drops the upload.
+ */
+int optinc_table_chunk(struct optinc_kswitch *sw, u16 id, u32 off, u32 total,
+		       const void *data, u32 len,
+		       struct netlink_ext_ack *extack)
+{
+	struct optinc_tstage *st = &sw->stage;
+	int err;
+
+	ASSERT_RTNL();
+	if (!off) {
+		table_stage_reset(st);
+		err = table_stage_start(st, id, total, extack);
+		if (err)
+			goto out_reset;
+	} else if (!st->buf || st->job != id || off != st->filled) {
+		NL_SET_ERR_MSG(extack,
+			       "table chunk out of order: start again at offset 0");
+		err = -EINVAL;
+		goto out_reset;
+	}
+	if (len > st->total - st->filled) {
+		NL_SET_ERR_MSG(extack, "table chunk runs past table-total");
+		err = -EINVAL;
+		goto out_reset;
+	}
+	memcpy((u8 *)st->buf + off, data, len);
+	st->filled += len;
+	if (st->filled < st->total)
+		return 0;
+	err = table_install(sw, st, extack);
+out_reset:
+	table_stage_reset(st);
+	return err;
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * optinc.ko: module init and exit, the per-namespace list of switches and
+ * the net device notifier that takes ports away when their device goes.
+ */
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/genetlink.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include "optinc_kmod.h"
+
+struct optinc_net {
+	struct list_head switches;	/* RTNL */
+};
+
+static unsigned int optinc_net_id __read_mostly;
+
+struct list_head *optinc_net_switches(struct net *net)
+{
+	struct optinc_net *on = net_generic(net, optinc_net_id);
+
+	return &on->switches;
+}
+
+static int __net_init main_net_init(struct net *net)
+{
+	INIT_LIST_HEAD(optinc_net_switches(net));
+	return 0;
+}
+
+static void __net_exit main_net_exit(struct net *net)
+{
+	struct optinc_kswitch *sw, *tmp;
+
+	rtnl_lock();
+	list_for_each_entry_safe(sw, tmp, optinc_net_switches(net), node)
+		optinc_switch_destroy(sw);
+	rtnl_unlock();
+}
+
+static struct pernet_operations main_net_ops = {
+	.init	= main_net_init,
+	.exit	= main_net_exit,
+	.id	= &optinc_net_id,
+	.size	= sizeof(struct optinc_net),
+};
+
+static int main_netdev_event(struct notifier_block *nb, unsigned long event,
+			     void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct optinc_kport *port;
+
+	if (event != NETDEV_UNREGISTER)
+		return NOTIFY_DONE;
+	port = optinc_port_of(dev);
+	if (port)
+		optinc_port_del(port);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block main_netdev_nb = {
+	.notifier_call = main_netdev_event,
+};
+
+static int __init optinc_init(void)
+{
+	int err;
+
+	BUILD_BUG_ON((int)__OPTINC_DROPS_A_MAX != (int)OPTINC_DROP_NR);
+	BUILD_BUG_ON((int)OPTINC_DROPS_A_TOO_BIG != (int)OPTINC_DROP_TOO_BIG);
+	BUILD_BUG_ON((int)OPTINC_DROPS_A_SHORT != (int)OPTINC_DROP_SHORT);
+	BUILD_BUG_ON(OPTINC_NL_MODE_ONN != OPTINC_MODE_ONN);
+
+	err = register_pernet_subsys(&main_net_ops);
+	if (err)
+		return err;
+	err = register_netdevice_notifier(&main_netdev_nb);
+	if (err)
+		goto out_pernet;
+	err = optinc_nl_init();
+	if (err)
+		goto out_notifier;
+	return 0;
+
+out_notifier:
+	unregister_netdevice_notifier(&main_netdev_nb);
+out_pernet:
+	unregister_pernet_subsys(&main_net_ops);
+	return err;
+}
+
+/*
+ * ORDER: no new requests, then the notifier's goodbye (it reports every
+ * device as unregistering, which removes all ports and waits for the
+ * datapath), then the switches themselves.
+ */
+static void __exit optinc_exit(void)
+{
+	optinc_nl_exit();
+	unregister_netdevice_notifier(&main_netdev_nb);
+	unregister_pernet_subsys(&main_net_ops);
+	rcu_barrier();
+}
+
+module_init(optinc_init);
+module_exit(optinc_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("OptINC switch: in-network gradient averaging datapath");
+MODULE_ALIAS_GENL_FAMILY(OPTINC_GENL_NAME);

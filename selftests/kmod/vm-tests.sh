@@ -1,0 +1,270 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The tests of optinc.ko, run inside the VM by /init (busybox sh): load and
+# unload, netlink commands (bad attributes, unprivileged), a switch with 4
+# servers in network namespaces (L2, ARP, allreduce exact/16-bit/onn,
+# liboptinc), malformed frames, unload under traffic, leaks. TAP output.
+N=4
+SWIP=10.77.0.254
+CTL=optincctl-kmod
+TMP=/tmp/t
+mkdir -p $TMP
+n=0
+fails=0
+
+# seconds since boot, to 0.01 s
+now() { cut -d' ' -f1 /proc/uptime; }
+T0=$(now)
+ok() { n=$((n + 1)); echo "ok $n - $* # $(now)s"; }
+nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $* # $(now)s"; }
+# check DESC CMD...: the command must succeed; its output is shown on failure.
+check() {
+	d=$1
+	shift
+	if "$@" >$TMP/out 2>&1; then ok "$d"; else nok "$d"; sed 's/^/# /' $TMP/out; fi
+}
+# refuse DESC MSG CMD...: the command must fail and print MSG.
+refuse() {
+	d=$1 m=$2
+	shift 2
+	if "$@" >$TMP/out 2>&1 || ! grep -q "$m" $TMP/out; then
+		nok "$d"
+		sed 's/^/# /' $TMP/out
+	else
+		ok "$d"
+		sed 's/^/#   /' $TMP/out
+	fi
+}
+# iproute2's ip; busybox would run its own applet for a plain "ip"
+ip() { /usr/local/bin/ip "$@"; }
+h() { local ns=h$1; shift; ip netns exec $ns "$@"; }
+ctl() { $CTL "$@"; }
+meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+
+# ---- testbed: servers h0..h3 (10.77.0.1..4, network namespaces) on ports
+# p0..p3 of switch sw0, which lives in the VM's own namespace (so that the
+# many optincctl calls need no "ip netns exec", slow under TCG)
+
+tb_up() {
+	for i in $(seq 0 $((N - 1))); do
+		ip netns add h$i &&
+		ip link add p$i mtu 9000 type veth peer name eth0 mtu 9000 netns h$i &&
+		ip -n h$i addr add 10.77.0.$((i + 1))/24 dev eth0 &&
+		ip -n h$i link set lo up && ip -n h$i link set eth0 up &&
+		ip link set p$i up || return 1
+	done
+}
+
+sw_up() {
+	ctl switch add sw0 addr $SWIP mac 02:00:00:00:00:fe || return 1
+	for i in $(seq 0 $((N - 1))); do
+		ctl port add sw0 p$i || return 1
+	done
+}
+
+# ranks JOB LOGPREFIX [kmod_rank options]: N ranks at once; all must PASS.
+ranks() {
+	job=$1 log=$2
+	shift 2
+	for i in $(seq 0 $((N - 1))); do
+		h $i kmod_rank -r $i -n $N -j $job "$@" >$TMP/$log.$i 2>&1 &
+	done
+	wait
+	cat $TMP/$log.*
+	[ "$(grep -l '^PASS$' $TMP/$log.* | wc -l)" -eq $N ]
+}
+
+# A counter of a job from `optincctl kmod job show`: "slots 64 in ...".
+job_counter() {
+	ctl job show sw0 id $1 | tr ' ' '\n' | grep -A1 -x "$2" | tail -n 1
+}
+
+# The drops line of port $1 with all reasons: "short 0 bad_magic 0 ...".
+port_drops() {
+	ctl -s ports sw0 |
+		awk -v p=": $1\$" '$0 ~ p { f = 1 } f && /drops:/ { sub(/^ *drops: /, ""); print; exit }'
+}
+
+# stdin minus $1, reason by reason (both "reason n ..." lines)
+drops_minus() {
+	awk -v b="$1" '{ split(b, x, " "); for (i = 2; i <= NF; i += 2) $i -= x[i]; print }'
+}
+
+# ---- tests
+
+t_load() {
+	check "insmod veth.ko" insmod /lib/modules/veth.ko
+	VMALLOC0=$(meminfo VmallocUsed) PERCPU0=$(meminfo Percpu)
+	check "insmod optinc.ko" insmod /lib/modules/optinc.ko
+	check "generic netlink family answers (no switches)" $CTL show
+}
+
+t_netlink() {
+	refuse "switch add without addr: extack" "switch-addr is required" \
+		ctl switch add bad0
+	refuse "switch add with a multicast addr" "unicast IPv4" \
+		ctl switch add bad0 addr 224.0.0.1
+	refuse "switch name too long" "Numerical result\|too long\|Invalid" \
+		ctl switch add abcdefghijklmnopq addr 10.1.1.1
+	refuse "duplicate switch" "a switch of this name exists" \
+		ctl switch add sw0 addr $SWIP
+	refuse "port add of a missing device" "no such device" \
+		ctl port add sw0 nosuchdev
+	refuse "port add to a missing switch" "no switch of this name" \
+		ctl port add nosw p0
+	refuse "port added twice" "port of a switch already" ctl port add sw0 p0
+	refuse "job set without size" "job-size is required" ctl job set sw0 id 9
+	refuse "job size 65: out of range" "out of range" \
+		ctl job set sw0 id 9 size 65
+	refuse "job window 0: out of range" "out of range" \
+		ctl job set sw0 id 9 size 4 window 0
+	refuse "job bits 12" "job-bits must be 8 or 16" \
+		ctl job set sw0 id 9 size 4 bits 12
+	refuse "job mode onn without a table" "needs a truth table" \
+		ctl job set sw0 id 9 size 4 mode onn
+	head -c 1000 /init >$TMP/junk.tbl
+	refuse "table load of a file that is not a table" "not a truth-table file" \
+		ctl table load sw0 id 9 $TMP/junk.tbl
+	kmod_table $TMP/t8.tbl 8
+	refuse "onn job whose table has another N" "another number of members" \
+		ctl job set sw0 id 9 size 4 table $TMP/t8.tbl
+	refuse "job del of a missing job" "no job of this id" ctl job del sw0 id 77
+	refuse "unprivileged switch add: EPERM" "Operation not permitted" \
+		nocap $CTL switch add x0 addr 10.1.1.1
+	refuse "unprivileged job set: EPERM" "Operation not permitted" \
+		nocap $CTL job set sw0 id 1 size 4
+	check "unprivileged show works" nocap $CTL show
+}
+
+t_l2() {
+	check "L2: h0 pings h1 through the switch" h 0 ping -c 2 -W 2 10.77.0.2
+	check "L2: h3 pings h2" h 3 ping -c 2 -W 2 10.77.0.3
+	check "ARP: the switch answers for $SWIP" h 1 arping -c 1 -w 2 -I eth0 $SWIP
+}
+
+t_exact() {
+	check "job 1: exact, 8 bits" ctl job set sw0 id 1 size $N token 7 \
+		window 16 max-elems 1024
+	check "exact 8-bit allreduce, 4 ranks, 200 chunks" ranks 1 exact -t 7 \
+		-c 1000 -f 200 -w 16
+	slots=$(job_counter 1 slots)
+	[ "$slots" = 200 ] && ok "job 1 counted 200 completed slots" ||
+		nok "job 1 counted $slots completed slots, not 200"
+	check "job 3: exact, 16 bits" ctl job set sw0 id 3 size $N bits 16
+	check "exact 16-bit allreduce, 4 ranks" ranks 3 e16 -b 16 -c 700 -f 50
+}
+
+t_onn() {
+	idx=$(kmod_table -i $N 6 6 6 6)
+	kmod_table $TMP/exact.tbl $N && kmod_table $TMP/wrong.tbl $N $idx
+	check "job 4: onn with a table made by optinc_table_fill_exact" \
+		ctl job set sw0 id 4 size $N table $TMP/exact.tbl
+	check "onn allreduce equals the exact one" ranks 4 onn -T $TMP/exact.tbl \
+		-c 1024 -f 64
+	grep -q "differ_exact 0 " $TMP/onn.0 && ok "onn: no element differs from exact" ||
+		nok "onn: elements differ from exact"
+	check "job 5: onn with entry $idx wrong" \
+		ctl job set sw0 id 5 size $N table $TMP/wrong.tbl
+	check "onn with a wrong entry: results follow the table" \
+		ranks 5 wrong -T $TMP/wrong.tbl -c 1024 -f 64
+	d=$(sed -n 's/.*differ_exact \([0-9]*\) .*/\1/p' $TMP/wrong.0)
+	[ "${d:-0}" -gt 0 ] &&
+		ok "onn with a wrong entry: $d elements differ from exact, all at entry $idx" ||
+		nok "onn with a wrong entry: no element hit entry $idx"
+	ctl job show sw0 id 5 >$TMP/show5
+	grep -q "table N $N wrong-entries 1" $TMP/show5 && ok "job show reports the table" ||
+		{ nok "job show reports the table"; sed 's/^/# /' $TMP/show5; }
+}
+
+t_liboptinc() {
+	command -v allreduce_check >/dev/null ||
+		{ nok "liboptinc allreduce: allreduce_check was not built (run-vm's log)"; return; }
+	check "job 1 again for liboptinc (window 64)" ctl job set sw0 id 1 size $N
+	for i in $(seq 0 $((N - 1))); do
+		h $i env OPTINC_SWITCH=$SWIP:47000 OPTINC_RANK=$i OPTINC_SIZE=$N \
+			OPTINC_JOB=1 allreduce_check -c 100000 -s 7 >$TMP/lib.$i 2>&1 &
+	done
+	wait
+	sed 's/^/# /' $TMP/lib.*
+	[ "$(grep -l '^PASS$' $TMP/lib.* | wc -l)" -eq $N ] &&
+		ok "liboptinc float32 allreduce through optinc.ko: PASS on 4 ranks" ||
+		nok "liboptinc float32 allreduce through optinc.ko"
+	hashes=$(sed -n 's/.* hash \([0-9a-f]*\).*/\1/p' $TMP/lib.* | sort -u)
+	[ "$(echo "$hashes" | wc -l)" -eq 1 ] && [ -n "$hashes" ] &&
+		ok "all ranks hold the same result (hash $hashes)" ||
+		nok "ranks disagree: $hashes"
+	echo "# KMOD-HASH float avg count 100000 seed 7 size $N: $hashes"
+}
+
+t_junk() {
+	check "job 2: size 2, max-elems 512" ctl job set sw0 id 2 size 2 max-elems 512
+	before=$(port_drops p1)
+	h 1 kmod_rank -J -r 0 -n 2 -j 2 >$TMP/junk 2>&1
+	sed 's/^/# /' $TMP/junk
+	grep -q '^PASS$' $TMP/junk && ok "malformed frames sent" || nok "malformed frames sent"
+	want=$(sed -n 's/^expect //p' $TMP/junk)
+	got=$(port_drops p1 | drops_minus "$before")
+	[ -n "$want" ] && [ "$want" = "$got" ] &&
+		ok "port p1 counted each drop by its reason" ||
+		nok "port p1 drops: got '$got', want '$want'"
+	check "exact allreduce still works after the junk" ranks 1 after -c 512 -f 20
+}
+
+t_unload_traffic() {
+	check "job 6 for traffic" ctl job set sw0 id 6 size $N
+	for i in $(seq 0 $((N - 1))); do
+		h $i kmod_rank -r $i -n $N -j 6 -c 1024 -f 1000000 -l 5 >/dev/null 2>&1 &
+	done
+	h 0 ping -f -c 100000 -w 5 10.77.0.2 >/dev/null 2>&1 &
+	sleep 2
+	check "rmmod while 4 ranks and a ping flood send" rmmod optinc
+	wait
+	check "insmod optinc.ko again" insmod /lib/modules/optinc.ko
+	check "a fresh switch" sw_up
+	check "job 1 on the fresh switch" ctl job set sw0 id 1 size $N
+	check "exact allreduce after reload" ranks 1 reload -c 256 -f 32
+}
+
+t_leaks() {
+	rmmod optinc && insmod /lib/modules/optinc.ko || { nok "reload"; return; }
+	for k in 1 2 3; do
+		sw_up >/dev/null 2>&1 && ctl job set sw0 id 1 size $N >/dev/null &&
+		ctl job set sw0 id 4 size $N table $TMP/exact.tbl >/dev/null &&
+		ranks 1 leak -c 256 -f 16 >/dev/null && rmmod optinc &&
+		insmod /lib/modules/optinc.ko || { nok "load/use/unload cycle $k"; return; }
+	done
+	ok "3 load/configure/traffic/unload cycles"
+	rmmod optinc
+	dv=$(( $(meminfo VmallocUsed) - VMALLOC0 )) dp=$(( $(meminfo Percpu) - PERCPU0 ))
+	echo "# after unload: VmallocUsed +${dv} kB, Percpu +${dp} kB since before the first load"
+	[ "$dv" -lt 1024 ] && [ "$dp" -lt 256 ] && ok "no vmalloc or per-CPU memory left behind" ||
+		nok "memory left behind: vmalloc +$dv kB, percpu +$dp kB"
+}
+
+t_dmesg() {
+	dmesg | grep -E "WARNING|BUG|Oops|Call Trace|refcount|leak" >$TMP/dmesg
+	if [ -s $TMP/dmesg ]; then
+		nok "kernel log has no warnings"
+		sed 's/^/# /' $TMP/dmesg
+	else
+		ok "kernel log has no warnings"
+	fi
+}
+
+t_load
+check "testbed: 4 servers in network namespaces" tb_up
+check "switch sw0 with ports p0..p3" sw_up
+t_netlink
+t_l2
+t_exact
+t_onn
+t_liboptinc
+t_junk
+check "show" ctl show
+check "ports" ctl ports
+check "jobs" ctl -j jobs
+t_unload_traffic
+t_leaks
+t_dmesg
+echo "1..$n"
+[ $fails -eq 0 ]
