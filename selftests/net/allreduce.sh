@@ -9,9 +9,12 @@
 require_root
 CHECK=$O/selftests/net/allreduce_check
 SIZES=${OPTINC_NET_SIZES:-2 4 8}
+# type op count [algo]; ring: liboptinc's ring over TCP, forwarded by optincd
 CASES=("float avg 1" "float avg 1000" "float avg 1048583" "float sum 1000"
-       "int sum 1000" "int sum 1048583")
-LOSS_CASES=("float avg 1000" "float avg 1048583" "int sum 1048583")
+       "int sum 1000" "int sum 1048583" "float avg 1048583 ring"
+       "int sum 1000 ring")
+LOSS_CASES=("float avg 1000" "float avg 1048583" "int sum 1048583"
+	    "float avg 1048583 ring")
 LOSS=5
 T_TMP=$(mktemp -d)
 
@@ -22,6 +25,22 @@ import json, sys
 job = json.loads(sys.stdin.readline())["/optinc/job"]
 mem = json.loads(sys.stdin.readline())["/optinc/members"]
 print(job["slots_completed"], *(mem[k]["frames_in"] for k in sorted(mem, key=int)))'
+}
+
+l2_count() {
+	"$TESTBED" tel --tb "$1" /optinc/info |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["/optinc/info"]["l2_forwarded"])'
+}
+
+# A ring rank sends 2(n-1)/n of the data in TCP segments of at most MTU - 52
+# bytes, all of them forwarded by the switch (more with loss).
+ring_counters_ok() {
+	local tb=$1 dir=$2 n=$3 count=$4 fwd min
+
+	fwd=$(( $(l2_count "$tb") - $(cat "$dir/l2.0") ))
+	min=$(( n * ((2 * (n - 1) * count * 4 / n + 8947) / 8948) ))
+	echo "# switch: $fwd frames forwarded between servers, at least $min expected"
+	[ "$fwd" -ge "$min" ]
 }
 
 # The ranks' own counts, from their logs: frames sent by all ranks (JOINs
@@ -66,31 +85,45 @@ all_same() {
 
 # One case: every rank runs allreduce_check; three test lines.
 run_case() {
-	local tb=$1 n=$2 what=$3 seed=$4 type op count dir t0
+	local tb=$1 n=$2 what=$3 seed=$4 type op count algo dir t0
 
-	read -r type op count <<<"$what"
-	dir=$T_TMP/$tb-$type-$op-$count
+	read -r type op count algo <<<"$what"
+	algo=${algo:-optinc}
+	what="$algo $type $op of $count"
+	dir=$T_TMP/$tb-$algo-$type-$op-$count
 	mkdir -p "$dir"
 	switch_counts "$tb" >"$dir/counts0"
+	l2_count "$tb" >"$dir/l2.0"
 	t0=$SECONDS
-	"$TESTBED" run --tb "$tb" -t 120 -o "$dir" \
-		"$CHECK" -c "$count" -t "$type" -o "$op" -s "$seed" >/dev/null 2>&1
+	"$TESTBED" run --tb "$tb" -t 120 -o "$dir" "$CHECK" -a "$algo" \
+		-c "$count" -t "$type" -o "$op" -s "$seed" >/dev/null 2>&1
 	echo "# $((SECONDS - t0)) s; rank 0: $(grep -h '^rank .* time' "$dir/rank0.log")"
 	grep -h -E "over the bound|wrong|FAIL|allreduce|comm_create" "$dir"/rank0.log | sed 's/^/# rank 0: /'
-	ok_if "$tb: $type $op of $count: every rank within the bound (seed $seed)" all_pass "$dir" "$n"
-	ok_if "$tb: $type $op of $count: all ranks bit-identical" all_same "$dir" "$n"
-	ok_if "$tb: $type $op of $count: switch counters match the ranks' frames" \
-		counters_ok "$tb" "$dir" "$n"
+	ok_if "$tb: $what: every rank within the bound (seed $seed)" all_pass "$dir" "$n"
+	ok_if "$tb: $what: all ranks bit-identical" all_same "$dir" "$n"
+	if [ "$algo" = ring ]; then
+		ok_if "$tb: $what: the switch forwarded the ring's traffic" \
+			ring_counters_ok "$tb" "$dir" "$n" "$count"
+	else
+		ok_if "$tb: $what: switch counters match the ranks' frames" \
+			counters_ok "$tb" "$dir" "$n"
+	fi
 }
 
 nothing_left() {
-	local tb
+	local tb left=0
 
 	for tb in "${T_TBS[@]}"; do
-		ip netns list | grep -q "^$tb-" && return 1
-		pgrep -f -- "--file-prefix $tb " >/dev/null && return 1
+		if ip netns list | grep -q "^$tb-"; then
+			echo "# left: namespaces of $tb: $(ip netns list | grep "^$tb-" | tr '\n' ' ')"
+			left=1
+		fi
+		if pgrep -f -- "--file-prefix $tb " >/dev/null; then
+			echo "# left: $(pgrep -af -- "--file-prefix $tb ")"
+			left=1
+		fi
 	done
-	return 0
+	return $left
 }
 
 [ -x "$CHECK" ] || { tap_plan 1; ok_if "$CHECK is built" false; exit 1; }

@@ -6,8 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 
 require_root
-command -v nft >/dev/null || command -v tc >/dev/null ||
-	skip_all "neither nft nor tc found (install nftables)"
 N=3
 TB=$(tb_name tbb)
 TB2=$(tb_name tbc)
