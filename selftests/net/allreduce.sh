@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # All-reduce through optincd on the testbed, N = 2, 4, 8, without and with
-# 5 % loss each way: float32 AVG/SUM within the protocol's bound of a
-# double-precision reference, int32 SUM exact, every rank's result
-# bit-identical, and the switch's counters agree with what the ranks sent.
+# 5 % loss each way plus 5 % duplicated frames to the switch: float32
+# AVG/SUM within the protocol's bound of a double-precision reference, int32
+# SUM exact, every rank's result bit-identical, the switch's counters agree
+# with what the ranks sent; and the ring baseline through the same switch.
 . "$(dirname "$0")/lib.sh"
 
 require_root
@@ -16,6 +17,7 @@ CASES=("float avg 1" "float avg 1000" "float avg 1048583" "float sum 1000"
 LOSS_CASES=("float avg 1000" "float avg 1048583" "int sum 1048583"
 	    "float avg 1048583 ring")
 LOSS=5
+DUP=5
 T_TMP=$(mktemp -d)
 
 # The switch's counts of job 1: slots completed, then frames in per rank.
@@ -53,9 +55,9 @@ rank_counts() {
 
 # Each distinct frame completes one slot; every member's frame of it got
 # to the switch at least once, and the switch saw no more frames (JOINs
-# included) than the ranks sent.
+# included) than the ranks sent (twice that with duplication).
 counters_ok() {
-	local tb=$1 dir=$2 n=$3 sent retx uniq fin slots r c0 c1
+	local tb=$1 dir=$2 n=$3 dup=$4 sent retx uniq fin slots r c0 c1
 
 	read -ra c0 <"$dir/counts0"
 	read -ra c1 < <(switch_counts "$tb")
@@ -66,6 +68,7 @@ counters_ok() {
 	done
 	slots=$((c1[0] - c0[0]))
 	echo "# switch: $slots slots completed, $fin frames in; ranks: $sent sent ($retx retransmitted), $uniq distinct per rank"
+	[ "$dup" = 0 ] || sent=$((2 * sent))
 	[ "$slots" -eq "$uniq" ] && [ "$uniq" -gt 0 ] &&
 		[ "$fin" -ge $((uniq * n)) ] && [ "$fin" -le "$sent" ]
 }
@@ -85,7 +88,7 @@ all_same() {
 
 # One case: every rank runs allreduce_check; three test lines.
 run_case() {
-	local tb=$1 n=$2 what=$3 seed=$4 type op count algo dir t0
+	local tb=$1 n=$2 what=$3 seed=$4 dup=$5 type op count algo dir t0
 
 	read -r type op count algo <<<"$what"
 	algo=${algo:-optinc}
@@ -106,7 +109,7 @@ run_case() {
 			ring_counters_ok "$tb" "$dir" "$n" "$count"
 	else
 		ok_if "$tb: $what: switch counters match the ranks' frames" \
-			counters_ok "$tb" "$dir" "$n"
+			counters_ok "$tb" "$dir" "$n" "$dup"
 	fi
 }
 
@@ -133,14 +136,14 @@ for n in $SIZES; do
 	tb=$(tb_name "ar$n")
 	ok_if "N=$n: testbed with optincd up" tb_up "$tb" -n "$n"
 	for ((c = 0; c < ${#CASES[@]}; c++)); do
-		run_case "$tb" "$n" "${CASES[$c]}" $((n * 100 + c))
+		run_case "$tb" "$n" "${CASES[$c]}" $((n * 100 + c)) 0
 	done
 	tb_down "$tb"
 	tb=$(tb_name "al$n")
-	ok_if "N=$n: testbed with optincd and ${LOSS}% loss each way up" \
-		tb_up "$tb" -n "$n" --loss $LOSS
+	ok_if "N=$n: testbed with optincd, ${LOSS}% loss each way, ${DUP}% duplicates up" \
+		tb_up "$tb" -n "$n" --loss $LOSS --dup $DUP
 	for ((c = 0; c < ${#LOSS_CASES[@]}; c++)); do
-		run_case "$tb" "$n" "${LOSS_CASES[$c]}" $((n * 100 + 50 + c))
+		run_case "$tb" "$n" "${LOSS_CASES[$c]}" $((n * 100 + 50 + c)) $DUP
 	done
 	tb_down "$tb"
 done
