@@ -39,6 +39,7 @@
 #define AFX_HALF	(AFX_FRAMES / 2)
 #define AFX_RING	AFX_HALF
 #define AFX_MAX_DESC	(65536 / AFX_RX_ROOM + 1)	/* chunks of one frame */
+#define AFX_HDR_ROOM	(18 + 60 + 8)	/* Ethernet, VLAN, IPv4, UDP at most */
 #define AFX_NEIGH_MS	3000	/* ARP: the kernel's three tries */
 #define AFX_BUSY_MS	1000	/* wait for a closed socket's queue */
 #define AFX_NUD_VALID	(NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | \
@@ -63,8 +64,6 @@ struct afx_xport {
 	int sg;				/* frames may span chunks */
 	int registered;			/* our entry is in optinc_jobs */
 	int udp_fd;
-	__u8 *scratch;			/* a received frame that spans chunks */
-	__u32 scratch_len;
 };
 
 extern const struct optinc_xport_ops optinc_afxdp_ops;
@@ -414,7 +413,6 @@ static int afx_register(struct optinc_comm *c, struct afx_xport *a)
 	return 0;
 }
 
-
 /* ---- sending ---- */
 
 /* Chunks the kernel has sent back to the free list. */
@@ -532,23 +530,49 @@ static void afx_refill(struct afx_xport *a, const __u64 *addr, __u32 n)
 	xsk_ring_prod__submit(&a->fill, n);
 }
 
+/* Bytes [off, off + len) of a frame spread over @nd chunks, into @dst. */
+static void afx_gather(const struct afx_xport *a, const struct xdp_desc **d,
+		       __u32 nd, __u32 off, __u32 len, __u8 *dst)
+{
+	__u32 i, n;
+
+	for (i = 0; i < nd && len; i++) {
+		if (off >= d[i]->len) {
+			off -= d[i]->len;
+			continue;
+		}
+		n = OPTINC_MIN(d[i]->len - off, len);
+		memcpy(dst, (__u8 *)xsk_umem__get_data(a->area, d[i]->addr) + off, n);
+		dst += n;
+		len -= n;
+		off = 0;
+	}
+}
+
 /*
  * The UDP payload of a frame from the switch to us into @p (len 0 when it
- * does not fit). Return: 1 when it was one, 0 for a stray frame.
+ * does not fit). The core reads only the headers, which are in the first
+ * chunk, so it is given that chunk and the length of the whole frame.
+ * Return: 1 when it was such a frame, 0 for a stray one.
  */
-static int afx_deliver(struct afx_xport *a, const __u8 *f, __u32 len,
-		       struct optinc_pkt *p)
+static int afx_deliver(struct afx_xport *a, const struct xdp_desc **d,
+		       __u32 nd, struct optinc_pkt *p)
 {
 	struct optinc_l2l4 l;
+	__u32 i, len = 0;
 
-	if (optinc_parse_l2l4(f, len, ntohs(a->me.port), &l) != 1 ||
+	for (i = 0; i < nd; i++)
+		len += d[i]->len;
+	if ((nd > 1 && d[0]->len < AFX_HDR_ROOM) ||
+	    optinc_parse_l2l4(xsk_umem__get_data(a->area, d[0]->addr), len,
+			      ntohs(a->me.port), &l) != 1 ||
 	    l.src.ip != a->sw.ip || l.src.port != a->sw.port)
 		return 0;
 	if (l.l4_len > p->len) {
 		p->len = 0;
 		return 1;
 	}
-	memcpy(p->buf, f + l.l4_off, l.l4_len);
+	afx_gather(a, d, nd, l.l4_off, l.l4_len, p->buf);
 	p->len = l.l4_len;
 	return 1;
 }
@@ -575,27 +599,13 @@ static int afx_rx_one(struct afx_xport *a, struct optinc_pkt *p)
 {
 	const struct xdp_desc *d[AFX_MAX_DESC];
 	__u64 addr[AFX_MAX_DESC];
-	__u32 nd, i, len = 0;
-	const __u8 *f;
-	int ok = 1;
+	__u32 nd, i;
+	int ok;
 
 	nd = afx_rx_descs(a, d);
 	if (!nd)
 		return 0;
-	f = xsk_umem__get_data(a->area, d[0]->addr);
-	len = d[0]->len;
-	if (nd > 1) {
-		for (i = 0, len = 0; i < nd && ok; i++) {
-			ok = len + d[i]->len <= a->scratch_len;
-			if (ok)
-				memcpy(a->scratch + len,
-				       xsk_umem__get_data(a->area, d[i]->addr),
-				       d[i]->len);
-			len += d[i]->len;
-		}
-		f = a->scratch;
-	}
-	ok = ok && afx_deliver(a, f, len, p);
+	ok = afx_deliver(a, d, nd, p);
 	for (i = 0; i < nd; i++)
 		addr[i] = d[i]->addr;
 	xsk_ring_cons__release(&a->rx, nd);
@@ -650,7 +660,6 @@ static void afx_close(struct optinc_xport *xp)
 	optinc_bpf_maps_put(&a->maps);
 	if (a->udp_fd >= 0)
 		close(a->udp_fd);
-	free(a->scratch);
 	free(a);
 }
 
@@ -685,10 +694,7 @@ static int afx_open(struct optinc_comm *c, struct optinc_xport **xp)
 	a->xp.ops = &optinc_afxdp_ops;
 	a->udp_fd = -1;
 	a->maps.cfg = a->maps.jobs = a->maps.xsks = a->maps.ctrs = -1;
-	a->scratch_len = c->cfg.mtu + 18;
-	a->scratch = malloc(a->scratch_len);
-	err = a->scratch ? 0 : optinc_seterr(c, OPTINC_ERR_NOMEM, "afxdp: no memory");
-	err = err ?: afx_queue(c, a) ?: afx_port(c, a) ?: afx_route(c, a, &hop) ?:
+	err = afx_queue(c, a) ?: afx_port(c, a) ?: afx_route(c, a, &hop) ?:
 	      afx_local_mac(c, a) ?: afx_maps(c, a) ?: afx_resolve(c, a, hop) ?:
 	      afx_umem(c, a) ?: afx_socket(c, a) ?: afx_register(c, a);
 	if (err) {

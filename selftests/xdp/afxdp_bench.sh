@@ -32,15 +32,26 @@ for ((r = 0; r < N; r++)); do
 done
 
 # One run: "size time_us" lines of rank 0 into $T_TMP/TRANSPORT.ROUND.
+# A failed run (a busy machine can make a call time out) is tried again once.
 bench_run() {
-	local t=$1 round=$2 dir=$T_TMP/$1-$2
+	local t=$1 round=$2 dir=$T_TMP/$1-$2 try
 
-	OPTINC_TRANSPORT=$t "$TESTBED" run --tb "$TB" -q -t 600 -o "$dir" \
-		"$BENCH" -b "$MINB" -e "$MAXB" -f 4 -n "$ITERS" -w 1 -T 5 \
-		>/dev/null 2>&1 || { echo "afxdp_bench.sh: $t run $round failed" >&2; return 1; }
-	grep -q "using the udp transport" "$dir"/rank*.log && {
-		echo "afxdp_bench.sh: a rank fell back to udp" >&2; return 1; }
+	for try in 1 2; do
+		# shellcheck disable=SC2016
+		OPTINC_TRANSPORT=$t "$TESTBED" run --tb "$TB" -t 600 -o "$dir" \
+			bash -c 'TIMEFORMAT="cpu %3U %3S"; time "$0" "$@"' \
+			"$BENCH" -b "$MINB" -e "$MAXB" -f 4 -n "$ITERS" -w 1 -T 5 \
+			>"$dir.out" 2>&1 && break
+		echo "afxdp_bench.sh: $t run $round failed (try $try):" >&2
+		grep -v '^\[0\] ' "$dir.out" | tail -n 8 >&2
+		[ $try = 2 ] && return 1
+	done
+	if grep -q "using the udp transport" "$dir"/rank*.log; then
+		echo "afxdp_bench.sh: a rank fell back to udp" >&2
+		return 1
+	fi
 	awk '/^ *[0-9]/ { print $1, $3 }' "$dir/rank0.log" >"$T_TMP/$t.$round"
+	awk '/^cpu / { s += $2 + $3 } END { print s }' "$dir"/rank*.log >>"$T_TMP/$t.cpu"
 }
 
 for ((i = 0; i < ROUNDS; i++)); do
@@ -63,3 +74,6 @@ for s in $(awk '{ print $1 }' "$T_TMP/afxdp.0"); do
 done
 echo
 echo "N = $N, $ROUNDS rounds each (medians), $ITERS timed calls per size, float32 avg, 8 bits."
+echo "CPU time of the $N ranks for a whole run (all sizes, user + system, median):" \
+	"afxdp $(sort -g "$T_TMP/afxdp.cpu" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }') s," \
+	"udp $(sort -g "$T_TMP/udp.cpu" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }') s."
