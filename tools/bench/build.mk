@@ -23,9 +23,9 @@ MPI_BENCH := $(O)/bin/optinc-mpi-bench
 
 $(MPI_BENCH): tools/bench/mpi-bench.c tools/bench/refdata.h $(CORE_LIB)
 	$(call msg,MPICC,$@)
-	@mkdir -p $(dir $@)
-	$(Q)$(MPICC) $(BASE_CFLAGS) $(CFLAGS) -Itools/bench -o $@ $< \
-		$(CORE_LIB) -lm
+	@mkdir -p $(dir $@) $(O)/tools/bench
+	$(Q)$(MPICC) $(BASE_CFLAGS) $(CFLAGS) -Itools/bench \
+		-MF $(O)/tools/bench/mpi-bench.d -MT $@ -o $@ $< $(CORE_LIB) -lm
 
 ALL_TARGETS += $(MPI_BENCH)
 endif
