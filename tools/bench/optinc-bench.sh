@@ -241,7 +241,7 @@ report() {
 }
 
 main() {
-	CMDLINE="tools/bench/optinc-bench.sh $*"
+	CMDLINE="tools/bench/optinc-bench.sh$(printf " %q" "$@")"
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-N) SIZES=$2; shift 2 ;;
