@@ -4,7 +4,8 @@
 #   make kmod [KDIR=...]   the module, $(O)/kmod/optinc.ko
 #   make kmod-vm           the module for Debian's kernel and the static
 #                          programs selftests/kmod/run-vm boots with
-#   make kmod-vm-lib       liboptinc's allreduce_check, static, for the VM
+#   make kmod-vm-lib       liboptinc's allreduce_check (static) and optincd,
+#                          to run the same allreduce through both datapaths
 # Kbuild writes next to its sources, so it builds in $(O)/kmod/src, a tree
 # of links to the sources.
 
@@ -82,6 +83,6 @@ $(KMOD_T)/allreduce_check: $(O)/selftests/net/allreduce_check.o $(O)/lib/libopti
 kmod-vm: KDIR = $(kmod_deb_kdir)
 kmod-vm: $(KMOD_KO) $(KMOD_VM_PROGS)
 
-kmod-vm-lib: $(KMOD_T)/allreduce_check
+kmod-vm-lib: $(KMOD_T)/allreduce_check $(O)/bin/optincd
 
 TEST_PROGS += selftests/kmod/run-vm

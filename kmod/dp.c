@@ -3,21 +3,20 @@
  * optinc.ko: the datapath. Every frame a member port receives comes here
  * (rx_handler, softirq, RCU): OptINC frames to the switch's address and
  * port go through the core's parser and slot state machine, ARP requests
- * for the switch are answered, everything else is switched at L2.
+ * and pings of the switch are answered (host.c), everything else is
+ * switched at L2.
  */
 #include <linux/etherdevice.h>
-#include <linux/if_arp.h>
 #include <linux/if_vlan.h>
 #include <linux/rculist.h>
 #include <linux/skbuff.h>
-#include <net/arp.h>
 #include "optinc_kmod.h"
 
 /* Enough for Ethernet, an IPv4 header with options and UDP. */
 #define DP_HDR_PULL	(ETH_HLEN + 60 + 8)
 
-/* Send @skb (data at the Ethernet header) out of @port. */
-static void dp_xmit(struct optinc_kport *port, struct sk_buff *skb)
+/* Send @skb (data at the Ethernet header) out of @port; consumes it. */
+void optinc_dp_xmit(struct optinc_kport *port, struct sk_buff *skb)
 {
 	unsigned int len = skb->len;
 	int rc;
@@ -53,7 +52,7 @@ static void dp_flood(struct optinc_kswitch *sw, struct optinc_kport *in,
 			optinc_count(port->stats, OPTINC_STATS_A_TX_ERRORS, 1);
 			continue;
 		}
-		dp_xmit(port, c);
+		optinc_dp_xmit(port, c);
 	}
 	consume_skb(skb);
 }
@@ -64,7 +63,7 @@ static void dp_send_built(struct optinc_kswitch *sw, struct sk_buff *skb)
 	struct optinc_kport *out = optinc_fdb_lookup(sw, eth_hdr(skb)->h_dest);
 
 	if (out)
-		dp_xmit(out, skb);
+		optinc_dp_xmit(out, skb);
 	else
 		dp_flood(sw, NULL, skb);
 }
@@ -100,41 +99,8 @@ static void dp_forward(struct optinc_kport *in, struct sk_buff *skb)
 		consume_skb(skb);
 	} else {
 		optinc_count(in->stats, OPTINC_STATS_A_FORWARDED, 1);
-		dp_xmit(out, skb);
+		optinc_dp_xmit(out, skb);
 	}
-}
-
-/* Answer an ARP request for the switch's address; false: not one. */
-static bool dp_arp(struct optinc_kport *port, struct sk_buff *skb)
-{
-	struct optinc_kswitch *sw = port->sw;
-	const struct arphdr *arp;
-	struct sk_buff *reply;
-	__be32 sip, tip;
-	const u8 *sha;
-
-	if (!pskb_may_pull(skb, ETH_HLEN + arp_hdr_len(port->dev)))
-		return false;
-	arp = (const struct arphdr *)(skb->data + ETH_HLEN);
-	if (arp->ar_hrd != htons(ARPHRD_ETHER) ||
-	    arp->ar_pro != htons(ETH_P_IP) || arp->ar_hln != ETH_ALEN ||
-	    arp->ar_pln != 4 || arp->ar_op != htons(ARPOP_REQUEST))
-		return false;
-	sha = (const u8 *)(arp + 1);
-	memcpy(&sip, sha + ETH_ALEN, 4);
-	memcpy(&tip, sha + 2 * ETH_ALEN + 4, 4);
-	if (tip != sw->ep.ip)
-		return false;
-	reply = arp_create(ARPOP_REPLY, ETH_P_ARP, sip, port->dev, tip, sha,
-			   sw->ep.mac, sha);
-	if (reply) {
-		optinc_count(port->stats, OPTINC_STATS_A_ARP_REPLIES, 1);
-		dp_xmit(port, reply);
-	} else {
-		optinc_count(port->stats, OPTINC_STATS_A_TX_ERRORS, 1);
-	}
-	consume_skb(skb);
-	return true;
 }
 
 /* An empty frame of @len bytes for the switch to send. */
@@ -368,10 +334,10 @@ rx_handler_result_t optinc_dp_handle_frame(struct sk_buff **pskb)
 		return RX_HANDLER_CONSUMED;
 	}
 	optinc_fdb_learn(port->sw, eth_hdr(skb)->h_source, port);
-	if (skb->protocol == htons(ETH_P_ARP) && dp_arp(port, skb))
+	if (skb->protocol == htons(ETH_P_ARP) && optinc_host_arp(port, skb))
 		return RX_HANDLER_CONSUMED;
 	if (skb->protocol == htons(ETH_P_IP) && !skb_vlan_tag_present(skb) &&
-	    dp_optinc(port, skb))
+	    (dp_optinc(port, skb) || optinc_host_icmp(port, skb)))
 		return RX_HANDLER_CONSUMED;
 	dp_forward(port, skb);
 	return RX_HANDLER_CONSUMED;

@@ -111,6 +111,11 @@ void optinc_fdb_flush(struct optinc_kswitch *sw, struct optinc_kport *port);
 
 /* dp.c */
 rx_handler_result_t optinc_dp_handle_frame(struct sk_buff **pskb);
+void optinc_dp_xmit(struct optinc_kport *port, struct sk_buff *skb);
+
+/* host.c */
+bool optinc_host_arp(struct optinc_kport *port, struct sk_buff *skb);
+bool optinc_host_icmp(struct optinc_kport *port, struct sk_buff *skb);
 
 /* job.c */
 int optinc_job_set(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cfg,

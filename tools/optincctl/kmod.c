@@ -357,6 +357,7 @@ static void km_print_port(const char *sw, struct nlattr *nest)
 	optincctl_print_u64("l2_forwarded", "    l2: forwarded %" PRIu64, c[OPTINC_STATS_A_FORWARDED]);
 	optincctl_print_u64("l2_flooded", " flooded %" PRIu64, c[OPTINC_STATS_A_FLOODED]);
 	optincctl_print_u64("arp_replies", " arp-replies %" PRIu64, c[OPTINC_STATS_A_ARP_REPLIES]);
+	optincctl_print_u64("icmp_replies", " icmp-replies %" PRIu64, c[OPTINC_STATS_A_ICMP_REPLIES]);
 	optincctl_print_u64("optinc_frames", " optinc %" PRIu64 "\n", c[OPTINC_STATS_A_OPTINC]);
 	km_print_drops(&st);
 	optincctl_print_close();

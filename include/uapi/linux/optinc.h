@@ -114,6 +114,7 @@ enum optinc_nl_stats_attr {
 	OPTINC_STATS_A_FLOODED,		/* frames flooded to all other ports */
 	OPTINC_STATS_A_OPTINC,		/* frames to the switch's OptINC port */
 	OPTINC_STATS_A_ARP_REPLIES,	/* ARP requests for the switch answered */
+	OPTINC_STATS_A_ICMP_REPLIES,	/* pings of the switch answered */
 	OPTINC_STATS_A_DATA,		/* DATA frames for the job */
 	OPTINC_STATS_A_JOINS,		/* JOIN frames for the job */
 	OPTINC_STATS_A_ABSORBED,	/* contributions added to a slot */
