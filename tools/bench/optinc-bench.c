@@ -226,9 +226,13 @@ static int bench_check(struct optinc_comm *comm, const struct bench_cfg *cfg,
 
 static void bench_header(const struct bench_cfg *cfg, struct optinc_comm *comm)
 {
-	printf("# optinc-bench: %d ranks, algo %s, %s %s, bits %u, block %u, iters %u, warmup %u%s\n",
+	const char *xport = getenv("OPTINC_TRANSPORT");
+
+	printf("# optinc-bench: %d ranks, algo %s%s%s, %s %s, bits %u, block %u, iters %u, warmup %u%s\n",
 	       optinc_comm_size(comm),
 	       cfg->algo == OPTINC_ALGO_RING ? "ring" : "optinc",
+	       cfg->algo != OPTINC_ALGO_RING && xport ? " over " : "",
+	       cfg->algo != OPTINC_ALGO_RING && xport ? xport : "",
 	       cfg->dtype == OPTINC_INT32 ? "int32" : "float32",
 	       cfg->op == OPTINC_AVG ? "avg" : "sum", cfg->bits, cfg->block,
 	       cfg->iters, cfg->warmup, cfg->check ? ", checked" : "");

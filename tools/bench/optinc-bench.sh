@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# optinc-bench.sh: on one testbed per N, side by side: optinc through optincd,
-# liboptinc's ring over TCP through the same switch, Open MPI's
+# optinc-bench.sh: on one testbed per N, side by side: optinc through optincd
+# (UDP, and AF_XDP where optincctl has the xdp object), liboptinc's ring over
+# TCP through the same switch, Open MPI's
 # MPI_Allreduce with every rank in its server namespace (TCP through the
 # switch) and Open MPI on one box; then bytes sent per rank as counted by the
 # switch. Prints Markdown and writes it to a file.
@@ -17,10 +18,11 @@ esac
 export O
 BENCH=$O/bin/optinc-bench
 MPIBENCH=$O/bin/optinc-mpi-bench
+CTL=${OPTINCCTL:-$O/bin/optincctl}
 
 SIZES="2 4 8"
 MINB=4K MAXB=256M FACTOR=4 ITERS=10 WARMUP=1 TLIMIT=2 CHECK=""
-ALGOS="optinc ring mpi mpi-box"
+ALGOS="optinc ring mpi mpi-box afxdp"
 CSIZE=16M
 REF=64M
 OUT=$ROOT/Documentation/bench-results.md
@@ -37,7 +39,7 @@ usage: optinc-bench.sh [-N 'SIZES'] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS]
   -n -w   timed iterations and warm-up calls per size (default $ITERS $WARMUP)
   -T      stop a size's timed iterations after SECS (default $TLIMIT)
   -c      check every result against the double-precision reference
-  -a      any of: optinc ring mpi mpi-box (default "$ALGOS")
+  -a      any of: optinc ring mpi mpi-box afxdp (default "$ALGOS")
   -C      size of the counted run for bytes per rank (default $CSIZE)
   -r      size the ratios are reported at (default $REF)
   -o      Markdown output (default Documentation/bench-results.md; - for none)
@@ -100,6 +102,23 @@ mpi_box() {
 		--bind-to none -np "$n" "$MPIBENCH" "$@"
 }
 
+# optinc over AF_XDP: the XDP program on every server's eth0 for this run.
+afxdp_run() {
+	local n=$1 i rc
+
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$TESTBED" exec --tb "$TB" "$i" "$CTL" xdp attach eth0 >/dev/null || return 1
+	done
+	OPTINC_TRANSPORT=afxdp "$TESTBED" run --tb "$TB" -q -t "$LIMIT" \
+		"$BENCH" -a optinc "$@"
+	rc=$?
+	for ((i = 0; i < n; i++)); do
+		"$TESTBED" exec --tb "$TB" "$i" "$CTL" xdp detach eth0 >/dev/null
+	done
+	return $rc
+}
+
 # One algorithm's table; rank 0's output (others' only on failure).
 run_algo() {
 	local algo=$1 n=$2
@@ -108,6 +127,7 @@ run_algo() {
 	case $algo in
 	optinc | ring)
 		"$TESTBED" run --tb "$TB" -q -t "$LIMIT" "$BENCH" -a "$algo" "$@" ;;
+	afxdp) afxdp_run "$n" "$@" ;;
 	mpi) mpi_testbed "$n" "$@" ;;
 	mpi-box) mpi_box "$n" "$@" ;;
 	esac
@@ -160,12 +180,12 @@ ratio_row() {
 	local n=$1 t a o
 	local -A tm
 
-	for a in optinc ring mpi mpi-box; do
+	for a in optinc afxdp ring mpi mpi-box; do
 		tm[$a]=$(time_at "$TMP/$n.$a")
 	done
 	o=${tm[optinc]}
 	printf '| %s |' "$n"
-	for a in optinc ring mpi mpi-box; do
+	for a in optinc afxdp ring mpi mpi-box; do
 		t=${tm[$a]}
 		if [ -z "$t" ]; then
 			printf ' - |'
@@ -210,7 +230,8 @@ report() {
 	echo "Made by \`$CMDLINE\` on $(date -u +%Y-%m-%d) ($(nproc) CPUs, $(uname -r),"
 	echo "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1); load average"
 	echo "at the start $(cut -d' ' -f1-3 /proc/loadavg): the machine is shared, small sizes are noisy)."
-	echo "optinc: liboptinc through optincd (UDP, 8-bit, exact average);"
+	echo "optinc: liboptinc through optincd (UDP, 8-bit, exact average); afxdp: the"
+	echo "same over AF_XDP sockets (OPTINC_TRANSPORT=afxdp, XDP program on eth0);"
 	echo "ring: liboptinc's ring all-reduce over TCP through the same switch;"
 	echo "mpi: Open MPI MPI_Allreduce, each rank in its server namespace, TCP through"
 	echo "the switch; mpi-box: Open MPI with all ranks on one box (no switch)."
@@ -222,8 +243,8 @@ report() {
 	done
 	echo "## Time per call at $REF, ms (ratio to optinc)"
 	echo
-	echo "| N | optinc | ring | mpi (switch) | mpi-box |"
-	echo "|---|---|---|---|---|"
+	echo "| N | optinc | afxdp | ring | mpi (switch) | mpi-box |"
+	echo "|---|---|---|---|---|---|"
 	for n in $SIZES; do
 		ratio_row "$n"
 	done
@@ -263,6 +284,10 @@ main() {
 	done
 	[ "$(id -u)" = 0 ] || die "needs root (network namespaces)"
 	[ -x "$BENCH" ] || die "$BENCH not built (make)"
+	if [[ $ALGOS == *afxdp* ]] && ! "$CTL" xdp help 2>&1 | grep -q "xdp attach"; then
+		echo "optinc-bench.sh: $CTL has no xdp object (libxdp-dev); skipping afxdp" >&2
+		ALGOS=$(echo "$ALGOS" | tr ' ' '\n' | grep -v '^afxdp' | tr '\n' ' ')
+	fi
 	if [[ $ALGOS == *mpi* ]] && [ ! -x "$MPIBENCH" ]; then
 		echo "optinc-bench.sh: $MPIBENCH not built (needs mpicc: openmpi-bin libopenmpi-dev); skipping Open MPI" >&2
 		ALGOS=$(echo "$ALGOS" | tr ' ' '\n' | grep -v '^mpi' | tr '\n' ' ')
