@@ -84,7 +84,7 @@ static void dp_forward(struct optinc_kport *in, struct sk_buff *skb)
 	struct optinc_kport *out = NULL;
 
 	if (unlikely(ether_addr_equal(dst, sw->ep.mac))) {
-		/* to the switch, but neither OptINC nor ARP */
+		/* to the switch, but neither OptINC, ARP nor ping */
 		optinc_count_drop(in->stats, OPTINC_DROP_NONE);
 		kfree_skb(skb);
 		return;
