@@ -9,6 +9,7 @@
 #include <linux/hash.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
+#include <asm/unaligned.h>
 #include "optinc_kmod.h"
 
 #define FDB_GC_PERIOD	(30 * HZ)
