@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-3-Clause)
 /* Creating and destroying a communicator; its rank, size and counters. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,13 @@ static int comm_open(struct optinc_comm *c)
 		return optinc_seterr(c, OPTINC_ERR_NOMEM,
 				     "comm_create: no memory for receive buffers");
 	err = c->cfg.xops->open(c, &c->xp);
+	if (err == OPTINC_ERR_UNSUPPORTED && c->cfg.xops != &optinc_udp_ops) {
+		/* the contract: say why, then carry on over UDP */
+		fprintf(stderr, "optinc: %s; using the udp transport\n",
+			c->errmsg);
+		c->cfg.xops = &optinc_udp_ops;
+		err = c->cfg.xops->open(c, &c->xp);
+	}
 	if (err)
 		c->xp = NULL;
 	return err;
