@@ -93,12 +93,11 @@ enum optinc_kind {
 
 void optinc_acc_load(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n);
 void optinc_acc_fold(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n);
-__u32 optinc_acc_finish(enum optinc_kind k, const __u32 *acc, __u32 n,
+__u32 optinc_acc_finish(enum optinc_kind k, __u32 *acc, __u32 n,
 			__u16 members, const struct optinc_table *t, __u8 *dst);
 __u8 optinc_result_bits(enum optinc_kind k);
 
 __u32 optinc_avg_rhe(__u32 sum, __u32 members);
-__u32 optinc_pam4_spread8(__u8 v);
 __u32 optinc_pam4_index(__u32 lanes, __u32 radix, unsigned int symbols);
 void optinc_pam4_sums(__u32 index, __u32 radix, unsigned int symbols,
 		      __u32 *sums);
@@ -197,6 +196,17 @@ void optinc_nack(const struct optinc_msg *req, enum optinc_drop why,
 		 struct optinc_msg *m);
 int optinc_job_complete(const struct optinc_job *job);
 __u8 optinc_job_kind(const struct optinc_job *job, __u8 op, __u8 bits);
+
+/*
+ * The four PAM4 symbols of an 8-bit value, symbol k in byte lane k: unit P
+ * is then one 32-bit addition per value (lib/core/pam4.c). Inline, since
+ * it runs once per element and contribution.
+ */
+static inline __u32 optinc_pam4_spread8(__u8 v)
+{
+	return (v & 3u) | ((v >> 2 & 3u) << 8) | ((v >> 4 & 3u) << 16) |
+	       ((__u32)(v >> 6 & 3u) << 24);
+}
 
 static inline int optinc_seq_after(__u32 a, __u32 b)
 {

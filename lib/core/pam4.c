@@ -9,13 +9,6 @@
 #include <optinc/core.h>
 #include "compat.h"
 
-/* The four PAM4 symbols of an 8-bit value, one per byte lane. */
-__u32 optinc_pam4_spread8(__u8 v)
-{
-	return (v & 3u) | ((v >> 2 & 3u) << 8) | ((v >> 4 & 3u) << 16) |
-	       ((__u32)(v >> 6 & 3u) << 24);
-}
-
 /**
  * optinc_pam4_index() - truth-table index of P's output
  * @lanes:   s_k in byte lane k

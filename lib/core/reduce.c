@@ -123,24 +123,30 @@ static void finish_avg8(const __u32 *acc, __u32 n, __u16 members, __u8 *dst)
 		dst[i] = (__u8)optinc_avg_rhe(acc[i], members);
 }
 
-/* The ONN mode: index P's lane sums into the truth table (f_theta). */
-static void finish_table(const __u32 *acc, __u32 n,
-			 const struct optinc_table *t, __u8 *dst)
+/*
+ * The ONN mode: index P's lane sums into the truth table (f_theta). The
+ * indices are computed in place over the accumulators first, a loop the
+ * compiler vectorizes; the look-ups are then a plain gather.
+ */
+static void finish_table(__u32 *acc, __u32 n, const struct optinc_table *t,
+			 __u8 *dst)
 {
 	__u32 i, r = t->radix;
 
 	for (i = 0; i < n; i++) {
 		__u32 a = acc[i];
 
-		dst[i] = t->out[(a & 0xff) + r * (((a >> 8) & 0xff) +
-			 r * (((a >> 16) & 0xff) + r * (a >> 24)))];
+		acc[i] = (a & 0xff) + r * (((a >> 8) & 0xff) +
+			 r * (((a >> 16) & 0xff) + r * (a >> 24)));
 	}
+	for (i = 0; i < n; i++)
+		dst[i] = t->out[acc[i]];
 }
 
 /**
  * optinc_acc_finish() - turn a complete slot's accumulators into a result
  * @k:       reduction kind
- * @acc:     @n accumulators
+ * @acc:     @n accumulators; consumed (ONN mode reuses them for indices)
  * @n:       elements
  * @members: N, the number of contributions in @acc
  * @t:       truth table, for OPTINC_K_ONN8 (N must match)
@@ -148,7 +154,7 @@ static void finish_table(const __u32 *acc, __u32 n,
  *
  * Return: bytes written to @dst.
  */
-__u32 optinc_acc_finish(enum optinc_kind k, const __u32 *acc, __u32 n,
+__u32 optinc_acc_finish(enum optinc_kind k, __u32 *acc, __u32 n,
 			__u16 members, const struct optinc_table *t, __u8 *dst)
 {
 	__u32 i, off;

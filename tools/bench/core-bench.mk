@@ -1,0 +1,11 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# optinc-core-bench: the switch's per-frame work on one core, no I/O.
+
+CORE_BENCH := $(O)/bin/optinc-core-bench
+
+$(CORE_BENCH): $(O)/tools/bench/core-bench.o $(CORE_LIB)
+	$(call msg,LD,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
+ALL_TARGETS += $(CORE_BENCH)
