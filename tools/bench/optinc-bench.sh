@@ -262,7 +262,8 @@ report() {
 }
 
 main() {
-	CMDLINE="tools/bench/optinc-bench.sh$(printf " %q" "$@")"
+	CMDLINE=tools/bench/optinc-bench.sh
+	[ $# -gt 0 ] && CMDLINE="$CMDLINE$(printf " %q" "$@")"
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-N) SIZES=$2; shift 2 ;;
