@@ -120,6 +120,7 @@ static void fdb_gc(struct work_struct *work)
 	schedule_delayed_work(&sw->fdb_gc, FDB_GC_PERIOD);
 }
 
+/* An empty FDB for a new switch, and its ageing work. */
 void optinc_fdb_init(struct optinc_kswitch *sw)
 {
 	unsigned int i;

@@ -17,6 +17,7 @@ struct optinc_net {
 
 static unsigned int optinc_net_id __read_mostly;
 
+/* The switches of namespace @net (RTNL). */
 struct list_head *optinc_net_switches(struct net *net)
 {
 	struct optinc_net *on = net_generic(net, optinc_net_id);

@@ -575,6 +575,7 @@ static struct genl_family optinc_nl_family __ro_after_init = {
 	.resv_start_op	= OPTINC_CMD_STATS_GET + 1,
 };
 
+/* Register the family. Return: 0 or a negative errno. */
 int optinc_nl_init(void)
 {
 	return genl_register_family(&optinc_nl_family);

@@ -20,6 +20,7 @@ static const u8 stats_job_attrs[] = {
 	OPTINC_STATS_A_DROPPED,
 };
 
+/* Zeroed per-CPU counters. Return: them, or NULL. */
 struct optinc_kstats __percpu *optinc_stats_alloc(void)
 {
 	return netdev_alloc_pcpu_stats(struct optinc_kstats);

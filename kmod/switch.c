@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 #include "optinc_kmod.h"
 
+/* The switch named @name in @net, or NULL (RTNL). */
 struct optinc_kswitch *optinc_switch_find(struct net *net, const char *name)
 {
 	struct optinc_kswitch *sw;
