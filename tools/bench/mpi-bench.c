@@ -151,7 +151,9 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (mpib_parse(argc, argv, &c)) {
 		if (!rank)
-			fprintf(stderr, "usage: optinc-mpi-bench [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS] [-w WARMUP] [-d float|int] [-o avg|sum] [-c] [-T SECS]\n");
+			fprintf(stderr,
+				"usage: optinc-mpi-bench [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS]\n"
+				"                        [-w WARMUP] [-d float|int] [-o avg|sum] [-c] [-T SECS]\n");
 		MPI_Finalize();
 		return 2;
 	}

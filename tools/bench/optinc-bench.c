@@ -87,9 +87,18 @@ static int bench_parse(int argc, char **argv, struct bench_cfg *cfg)
 		case 'f': cfg->factor = atoi(optarg); break;
 		case 'n': cfg->iters = atoi(optarg); break;
 		case 'w': cfg->warmup = atoi(optarg); break;
-		case 'd': cfg->dtype = bench_word(optarg, "float", OPTINC_FLOAT32, "int", OPTINC_INT32); break;
-		case 'o': cfg->op = bench_word(optarg, "avg", OPTINC_AVG, "sum", OPTINC_SUM); break;
-		case 'a': cfg->algo = bench_word(optarg, "optinc", OPTINC_ALGO_OPTINC, "ring", OPTINC_ALGO_RING); break;
+		case 'd':
+			cfg->dtype = bench_word(optarg, "float", OPTINC_FLOAT32,
+						"int", OPTINC_INT32);
+			break;
+		case 'o':
+			cfg->op = bench_word(optarg, "avg", OPTINC_AVG,
+					     "sum", OPTINC_SUM);
+			break;
+		case 'a':
+			cfg->algo = bench_word(optarg, "optinc", OPTINC_ALGO_OPTINC,
+					       "ring", OPTINC_ALGO_RING);
+			break;
 		case 'c': cfg->check = 1; break;
 		case 'T': cfg->tlimit = atof(optarg); break;
 		case 'B': cfg->bits = atoi(optarg); break;
