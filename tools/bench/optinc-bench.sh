@@ -225,6 +225,7 @@ one_size() {
 report() {
 	local n
 
+	echo "<!-- SPDX-License-Identifier: BSD-3-Clause -->"
 	echo "# Benchmark results"
 	echo
 	echo "Made by \`$CMDLINE\` on $(date -u +%Y-%m-%d) ($(nproc) CPUs, $(uname -r),"
