@@ -38,5 +38,7 @@ $(RING_TEST): $(O)/selftests/demo/ring_test.o $(O)/lib/ring.o
 ALL_TARGETS += $(TRAIN_FMNIST) $(TABLE_INJECT) $(RING_TEST)
 TEST_PROGS += $(RING_TEST) selftests/demo/train_test.sh
 
-demo: deps all
+# deps first, then the build: never in parallel with the package install
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)O=$(O) tools/demo/optinc-demo $(DEMO_ARGS)
