@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * optinc.ko: jobs (the core's struct optinc_job with its slots) and the
- * truth tables of onn mode. Configuration runs under RTNL; a job is
- * replaced as a whole and the old one freed once the datapath is done.
+ * optinc.ko: jobs, the core's struct optinc_job with its slots. Configuration
+ * runs under RTNL; a job is replaced as a whole and the old one freed once
+ * the datapath is done with it.
  */
 #include <linux/mm.h>
 #include <linux/netdevice.h>
@@ -10,25 +10,11 @@
 #include <linux/slab.h>
 #include "optinc_kmod.h"
 
-static void table_release(struct kref *ref)
-{
-	struct optinc_ktable *t = container_of(ref, struct optinc_ktable, ref);
-
-	kvfree(t->buf);
-	kfree(t);
-}
-
-static void table_put(struct optinc_ktable *t)
-{
-	if (t)
-		kref_put(&t->ref, table_release);
-}
-
 static void job_free(struct optinc_kjob *job)
 {
 	free_percpu(job->stats);
 	kvfree(job->mem);
-	table_put(job->table);
+	optinc_ktable_put(job->table);
 	kfree(job);
 }
 
@@ -155,7 +141,7 @@ int optinc_job_del(struct optinc_kswitch *sw, u16 id)
 	struct optinc_kjob *job;
 
 	ASSERT_RTNL();
-	table_put(xa_erase(&sw->tables, id));
+	optinc_ktable_put(xa_erase(&sw->tables, id));
 	job = xa_erase(&sw->jobs, id);
 	if (!job)
 		return -ENOENT;
@@ -165,10 +151,9 @@ int optinc_job_del(struct optinc_kswitch *sw, u16 id)
 	return 0;
 }
 
-/* Free all jobs and tables of a switch that has no ports left. */
+/* Free all jobs of a switch that has no ports left. */
 void optinc_jobs_destroy(struct optinc_kswitch *sw)
 {
-	struct optinc_ktable *t;
 	struct optinc_kjob *job;
 	unsigned long id;
 
@@ -176,11 +161,33 @@ void optinc_jobs_destroy(struct optinc_kswitch *sw)
 	xa_for_each(&sw->jobs, id, job)
 		job_free(job);
 	xa_destroy(&sw->jobs);
-	xa_for_each(&sw->tables, id, t)
-		table_put(t);
-	xa_destroy(&sw->tables);
-	kvfree(sw->stage.buf);
-	sw->stage.buf = NULL;
+}
+
+/**
+ * optinc_job_retable() - move an onn job to a new truth table
+ * @sw:     the switch
+ * @id:     the job id the table was loaded for
+ * @t:      the table (checked, of the job's N)
+ * @extack: where to say what is wrong
+ *
+ * A new generation of the job starts on @t; other jobs are left alone.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+int optinc_job_retable(struct optinc_kswitch *sw, u16 id,
+		       struct optinc_ktable *t, struct netlink_ext_ack *extack)
+{
+	struct optinc_kjob *job = xa_load(&sw->jobs, id), *fresh;
+
+	ASSERT_RTNL();
+	if (!job || job->cfg.mode != OPTINC_NL_MODE_ONN)
+		return 0;
+	fresh = job_alloc(&job->cfg, t);
+	if (!fresh) {
+		NL_SET_ERR_MSG(extack, "no memory to restart the job on the new table");
+		return -ENOMEM;
+	}
+	return job_install(sw, fresh);
 }
 
 /* The bitmap of joined ranks, read under the job's lock. */
@@ -192,133 +199,4 @@ u64 optinc_job_joined(struct optinc_kjob *job)
 	joined = job->core.joined;
 	spin_unlock_bh(&job->lock);
 	return joined;
-}
-
-static void table_stage_reset(struct optinc_tstage *st)
-{
-	kvfree(st->buf);
-	memset(st, 0, sizeof(*st));
-}
-
-/* Keep table @t for job @id; an onn job of that id switches to it. */
-static int table_store(struct optinc_kswitch *sw, u16 id,
-		       struct optinc_ktable *t, struct netlink_ext_ack *extack)
-{
-	struct optinc_kjob *job = xa_load(&sw->jobs, id), *fresh;
-	void *old;
-
-	old = xa_store(&sw->tables, id, t, GFP_KERNEL);
-	if (xa_is_err(old)) {
-		table_put(t);
-		return xa_err(old);
-	}
-	table_put(old);
-	if (!job || job->cfg.mode != OPTINC_NL_MODE_ONN)
-		return 0;
-	fresh = job_alloc(&job->cfg, t);
-	if (!fresh) {
-		NL_SET_ERR_MSG(extack, "no memory to restart the job on the new table");
-		return -ENOMEM;
-	}
-	return job_install(sw, fresh);
-}
-
-/* A complete upload: check it with the core's parser, then store it. */
-static int table_install(struct optinc_kswitch *sw, struct optinc_tstage *st,
-			 struct netlink_ext_ack *extack)
-{
-	const struct optinc_table_file_hdr *h = st->buf;
-	struct optinc_kjob *job = xa_load(&sw->jobs, st->job);
-	struct optinc_ktable *t;
-	const char *why;
-	int err;
-
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
-	if (!t)
-		return -ENOMEM;
-	err = optinc_table_parse(st->buf, st->total, &t->t, &why);
-	if (err) {
-		/* @why points to a constant string of the core */
-		if (extack)
-			extack->_msg = why;
-		kfree(t);
-		return err;
-	}
-	if (job && job->cfg.mode == OPTINC_NL_MODE_ONN &&
-	    t->t.members != job->cfg.size) {
-		NL_SET_ERR_MSG(extack,
-			       "the truth table is for another number of members than the job");
-		kfree(t);
-		return -EINVAL;
-	}
-	kref_init(&t->ref);
-	t->wrong = le32_to_cpu(h->wrong);
-	t->buf = st->buf;
-	st->buf = NULL;
-	return table_store(sw, st->job, t, extack);
-}
-
-static int table_stage_start(struct optinc_tstage *st, u16 id, u32 total,
-			     struct netlink_ext_ack *extack)
-{
-	if (!total) {
-		NL_SET_ERR_MSG(extack, "table-total is required with offset 0");
-		return -EINVAL;
-	}
-	st->buf = kvmalloc(total, GFP_KERNEL);
-	if (!st->buf) {
-		NL_SET_ERR_MSG(extack, "no memory for the truth table");
-		return -ENOMEM;
-	}
-	st->job = id;
-	st->total = total;
-	return 0;
-}
-
-/**
- * optinc_table_chunk() - take one chunk of a truth-table file for job @id
- * @sw:     the switch
- * @id:     the job id the table is for
- * @off:    offset of the chunk; 0 starts a new upload
- * @total:  file size, with @off 0
- * @data:   the chunk
- * @len:    its size
- * @extack: where to say what is wrong
- *
- * The chunk that completes the file has it checked and stored.
- *
- * Return: 0, or a negative errno; any error drops the upload.
- */
-int optinc_table_chunk(struct optinc_kswitch *sw, u16 id, u32 off, u32 total,
-		       const void *data, u32 len,
-		       struct netlink_ext_ack *extack)
-{
-	struct optinc_tstage *st = &sw->stage;
-	int err;
-
-	ASSERT_RTNL();
-	if (!off) {
-		table_stage_reset(st);
-		err = table_stage_start(st, id, total, extack);
-		if (err)
-			goto out_reset;
-	} else if (!st->buf || st->job != id || off != st->filled) {
-		NL_SET_ERR_MSG(extack,
-			       "table chunk out of order: start again at offset 0");
-		err = -EINVAL;
-		goto out_reset;
-	}
-	if (len > st->total - st->filled) {
-		NL_SET_ERR_MSG(extack, "table chunk runs past table-total");
-		err = -EINVAL;
-		goto out_reset;
-	}
-	memcpy((u8 *)st->buf + off, data, len);
-	st->filled += len;
-	if (st->filled < st->total)
-		return 0;
-	err = table_install(sw, st, extack);
-out_reset:
-	table_stage_reset(st);
-	return err;
 }

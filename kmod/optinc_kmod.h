@@ -122,10 +122,16 @@ int optinc_job_set(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cfg,
 		   struct netlink_ext_ack *extack);
 int optinc_job_del(struct optinc_kswitch *sw, u16 id);
 void optinc_jobs_destroy(struct optinc_kswitch *sw);
+int optinc_job_retable(struct optinc_kswitch *sw, u16 id,
+		       struct optinc_ktable *t, struct netlink_ext_ack *extack);
+u64 optinc_job_joined(struct optinc_kjob *job);
+
+/* table.c */
 int optinc_table_chunk(struct optinc_kswitch *sw, u16 id, u32 off, u32 total,
 		       const void *data, u32 len,
 		       struct netlink_ext_ack *extack);
-u64 optinc_job_joined(struct optinc_kjob *job);
+void optinc_ktable_put(struct optinc_ktable *t);
+void optinc_tables_destroy(struct optinc_kswitch *sw);
 
 /* stats.c */
 struct optinc_kstats __percpu *optinc_stats_alloc(void);

@@ -68,6 +68,7 @@ void optinc_switch_destroy(struct optinc_kswitch *sw)
 	cancel_delayed_work_sync(&sw->fdb_gc);
 	optinc_fdb_flush(sw, NULL);
 	optinc_jobs_destroy(sw);
+	optinc_tables_destroy(sw);
 	kfree(sw);
 }
 
@@ -80,7 +81,7 @@ struct optinc_kport *optinc_port_of(const struct net_device *dev)
 	return rtnl_dereference(dev->rx_handler_data);
 }
 
-static int port_check(struct optinc_kswitch *sw, struct net_device *dev,
+static int switch_port_check(struct optinc_kswitch *sw, struct net_device *dev,
 		      struct netlink_ext_ack *extack)
 {
 	if (dev->flags & IFF_LOOPBACK || dev->type != ARPHRD_ETHER ||
@@ -117,7 +118,7 @@ int optinc_port_add(struct optinc_kswitch *sw, struct net_device *dev,
 	int err;
 
 	ASSERT_RTNL();
-	err = port_check(sw, dev, extack);
+	err = switch_port_check(sw, dev, extack);
 	if (err)
 		return err;
 	port = kzalloc(sizeof(*port), GFP_KERNEL);
