@@ -32,3 +32,5 @@ ALL_TARGETS += $(UNIT_BINS)
 TEST_PROGS += $(UNIT_BINS)
 
 -include selftests/net/build.mk
+-include selftests/fuzz/build.mk
+-include selftests/reliability/build.mk

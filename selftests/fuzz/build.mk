@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0
+# selftests/fuzz: libFuzzer harness of the datapath's frame handling (the
+# core built again with clang, -fsanitize=fuzzer,address,undefined), its
+# seed corpus generator, a 30 s run in `make check` and `make fuzz`.
+
+FUZZ_CC ?= clang
+FUZZ_RUNS ?= 10000000
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined \
+	      -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_DIR := $(O)/selftests/fuzz
+FUZZ_BIN := $(FUZZ_DIR)/fuzz_frame
+FUZZ_GEN := $(FUZZ_DIR)/gen_seeds
+FUZZ_SEEDS := $(FUZZ_DIR)/seeds/.stamp
+FUZZ_SRCS := selftests/fuzz/fuzz_frame.c $(CORE_SRCS)
+# empty when clang or its fuzzer runtime (libclang-rt-14-dev) is missing
+FUZZ_HAVE := $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' | \
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -x c - -o /dev/null 2>/dev/null && echo y)
+
+$(FUZZ_BIN): $(FUZZ_SRCS) selftests/fuzz/fuzz.h include/optinc/core.h include/optinc/wire.h
+	$(call msg,FUZZCC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) -std=gnu11 -Iinclude -Ilib/core $(FUZZ_FLAGS) -o $@ $(FUZZ_SRCS)
+
+$(FUZZ_GEN): $(FUZZ_DIR)/gen_seeds.o $(CORE_LIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) -o $@ $^
+
+$(FUZZ_SEEDS): $(FUZZ_GEN)
+	$(call msg,GEN,$(dir $@))
+	@rm -rf $(dir $@) && mkdir -p $(dir $@)
+	$(Q)$(FUZZ_GEN) $(dir $@) && touch $@
+
+ifeq ($(FUZZ_HAVE),y)
+ALL_TARGETS += $(FUZZ_BIN)
+endif
+ALL_TARGETS += $(FUZZ_SEEDS)
+TEST_PROGS += selftests/fuzz/fuzz_short.sh
+
+# make fuzz [FUZZ_RUNS=N]: a long run on a corpus kept in $(FUZZ_DIR)/corpus
+.PHONY: fuzz
+fuzz: $(FUZZ_SEEDS)
+	@test "$(FUZZ_HAVE)" = y || { echo "fuzz: $(FUZZ_CC) cannot link -fsanitize=fuzzer: install clang and libclang-rt-14-dev" >&2; exit 1; }
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BIN)
+	@mkdir -p $(FUZZ_DIR)/corpus $(FUZZ_DIR)/crashes
+	$(Q)$(FUZZ_BIN) -runs=$(FUZZ_RUNS) -print_final_stats=1 \
+		-artifact_prefix=$(FUZZ_DIR)/crashes/ \
+		$(FUZZ_DIR)/corpus $(dir $(FUZZ_SEEDS)) >$(FUZZ_DIR)/fuzz.log 2>&1; \
+		rc=$$?; grep -E 'stat::|DONE|ERROR|SUMMARY|artifact' $(FUZZ_DIR)/fuzz.log; \
+		echo "fuzz: exit $$rc, log $(FUZZ_DIR)/fuzz.log"; exit $$rc
