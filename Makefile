@@ -33,13 +33,14 @@ ALL_TARGETS :=
 all:
 
 include lib/core/build.mk
--include lib/build.mk
--include daemon/build.mk
--include tools/build.mk
--include examples/build.mk
--include bpf/build.mk
--include kmod/build.mk
+include lib/build.mk
+include daemon/build.mk
+include tools/build.mk
+include examples/build.mk
+include bpf/build.mk
+include kmod/build.mk
 include selftests/build.mk
+-include mpi/build.mk
 
 all: $(ALL_TARGETS)
 

@@ -6,9 +6,13 @@
 #ifdef __KERNEL__
 #include <linux/string.h>
 #include <linux/errno.h>
+#include <linux/bitops.h>
+/* gcc may lower __builtin_popcountll to libgcc's __popcountdi2 */
+#define oi_popcount64(x)	hweight64(x)
 #else
 #include <string.h>
 #include <errno.h>
+#define oi_popcount64(x)	__builtin_popcountll(x)
 #endif
 #include <linux/types.h>
 

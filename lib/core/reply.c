@@ -69,7 +69,7 @@ void optinc_job_ack(const struct optinc_job *job, __u16 rank,
 	m->slot = job->window;
 	m->count = job->max_elems;
 	m->size = job->size;
-	m->aux = (__u16)__builtin_popcountll(job->joined);
+	m->aux = (__u16)oi_popcount64(job->joined);
 }
 
 /* The NACK answering JOIN @req, refused for @why. */

@@ -1,26 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # tools/optincctl: optincctl, the datapaths' command line (Debian: libjson-c-dev).
 
+# Objects: daemon (DPDK telemetry), table, kmod (generic netlink, libnl),
+# xdp (bpf/'s loader library with libbpf/libxdp).
 OPTINCCTL_SRCS := tools/optincctl/optincctl.c tools/optincctl/print.c \
 		  tools/optincctl/tel.c tools/optincctl/daemon.c \
-		  tools/optincctl/table.c
-OPTINCCTL_LIBS := $(CORE_LIB)
-OPTINCCTL_LDLIBS = $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
-
-# The kmod object comes with optinc.ko's netlink header (libnl-genl).
-ifeq ($(words $(wildcard include/uapi/linux/optinc.h tools/optincctl/kmod.c)),2)
-OPTINCCTL_SRCS += tools/optincctl/kmod.c
-OPTINCCTL_LDLIBS += $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null || echo -lnl-genl-3 -lnl-3)
-OPTINCCTL_FLAGS += -DOPTINCCTL_KMOD $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null || echo -I/usr/include/libnl3)
-endif
-
-# The xdp object comes with bpf/ (its loader library and libbpf/libxdp).
-ifeq ($(words $(wildcard bpf/loader.h tools/optincctl/xdp.c)),2)
-OPTINCCTL_SRCS += tools/optincctl/xdp.c
-OPTINCCTL_LIBS += $(O)/bpf/liboptinc-bpf.a
-OPTINCCTL_LDLIBS += $(BPF_LDLIBS)
-OPTINCCTL_FLAGS += -DOPTINCCTL_XDP
-endif
+		  tools/optincctl/table.c tools/optincctl/kmod.c \
+		  tools/optincctl/xdp.c
+OPTINCCTL_LIBS := $(CORE_LIB) $(O)/bpf/liboptinc-bpf.a
+OPTINCCTL_LDLIBS = $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c) \
+	$(shell pkg-config --libs libnl-genl-3.0 2>/dev/null || echo -lnl-genl-3 -lnl-3) \
+	$(BPF_LDLIBS)
+OPTINCCTL_FLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null || echo -I/usr/include/libnl3)
 
 OPTINCCTL_OBJS := $(OPTINCCTL_SRCS:%.c=$(O)/%.o)
 OPTINCCTL      := $(O)/bin/optincctl

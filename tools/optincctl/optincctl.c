@@ -8,12 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "optincctl.h"
-#ifdef OPTINCCTL_KMOD
 #include "kmod.h"
-#endif
-#ifdef OPTINCCTL_XDP
 #include "xdp.h"
-#endif
 
 #define OPTINCCTL_VERSION	"0.1"
 
@@ -40,26 +36,18 @@ static void usage(FILE *f)
 		"Usage: optincctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       optincctl help\n"
 		"where  OBJECT := { daemon | table"
-#ifdef OPTINCCTL_KMOD
 		" | kmod"
-#endif
-#ifdef OPTINCCTL_XDP
 		" | xdp"
-#endif
 		" }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] |\n"
 		"                    --prefix PREFIX | -V[ersion] | -h[elp] }\n"
 		"\n"
 		"       optincctl daemon { show | ports | jobs | job ID }\n"
 		"       optincctl table show FILE\n"
-#ifdef OPTINCCTL_XDP
 		"       optincctl xdp { attach | detach | show } ...\n"
-#endif
 		"-s: more counters; --prefix: optincd's DPDK --file-prefix (default rte).\n");
-#ifdef OPTINCCTL_KMOD
 	fputc('\n', f);
 	optincctl_kmod_usage(f);
-#endif
 }
 
 static int do_help(int argc, char **argv)
@@ -68,19 +56,15 @@ static int do_help(int argc, char **argv)
 	return 0;
 }
 
-#ifdef OPTINCCTL_KMOD
 static int do_kmod(int argc, char **argv)
 {
 	return optincctl_kmod(argc, argv, optincctl_opts.json);
 }
-#endif
 
-#ifdef OPTINCCTL_XDP
 static int do_xdp(int argc, char **argv)
 {
 	return optincctl_xdp(argc, argv, optincctl_opts.json);
 }
-#endif
 
 /* The datapaths and files optincctl looks at; more objects go here. */
 static const struct {
@@ -89,12 +73,8 @@ static const struct {
 } objects[] = {
 	{ "daemon", optincctl_daemon },
 	{ "table", optincctl_table },
-#ifdef OPTINCCTL_KMOD
 	{ "kmod", do_kmod },
-#endif
-#ifdef OPTINCCTL_XDP
 	{ "xdp", do_xdp },
-#endif
 	{ "help", do_help },
 };
 
