@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: GPL-2.0
+# selftests/scale: many jobs on one optincd, and MPI programs through the
+# PMPI shim (mpi/), on the namespace testbed (root needed). Included by
+# mpi/build.mk.
+
+SCALE_RANK := $(O)/selftests/scale/scale_rank
+SCALE_TESTS := selftests/scale/jobs.sh
+
+$(SCALE_RANK).o: EXTRA_CFLAGS += -Itools/bench
+
+$(SCALE_RANK): $(SCALE_RANK).o $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/lib/$(LIB_SONAME) \
+		$(CORE_LIB) -Wl,-rpath,'$$ORIGIN/../../lib' -lm
+
+ALL_TARGETS += $(SCALE_RANK)
+TEST_PROGS += $(SCALE_TESTS)
