@@ -14,4 +14,18 @@ $(SCALE_RANK): $(SCALE_RANK).o $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
 		$(CORE_LIB) -Wl,-rpath,'$$ORIGIN/../../lib' -lm
 
 ALL_TARGETS += $(SCALE_RANK)
+
+# a plain MPI program (no optinc in it), for the shim's test
+ifneq ($(MPICC),)
+MPI_AR := $(O)/selftests/scale/mpi_allreduce
+
+$(MPI_AR): selftests/scale/mpi_allreduce.c
+	$(call msg,MPICC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(MPICC) $(BASE_CFLAGS) $(CFLAGS) -MF $@.d -MT $@ -o $@ $< -lm
+
+ALL_TARGETS += $(MPI_AR)
+SCALE_TESTS += selftests/scale/mpi.sh
+endif
+
 TEST_PROGS += $(SCALE_TESTS)
