@@ -331,10 +331,16 @@ int optinc_onn_net_manifold(struct optinc_onn_net *n,
 	return err;
 }
 
-/* Loss-free pass over the whole domain: wrong points and the worst margin. */
+/*
+ * Loss-free pass over the whole domain: wrong points, the worst margin
+ * (distance of an output inside its target symbol's interval, negative
+ * when wrong) and, when @active is not NULL, which points have an output
+ * closer than @thresh to leaving that interval.
+ */
 void optinc_onn_net_eval(struct optinc_onn_net *n,
 			 const struct optinc_onn_data *d,
-			 struct optinc_onn_stats *st)
+			 struct optinc_onn_stats *st, uint8_t *active,
+			 float thresh)
 {
 	unsigned int rows, r, k;
 	uint32_t i;
@@ -349,6 +355,7 @@ void optinc_onn_net_eval(struct optinc_onn_net *n,
 		optinc_onn_net_forward(n, rows);
 		for (r = 0; r < rows; r++) {
 			unsigned int bad = 0;
+			float worst = 1e9f;
 
 			for (k = 0; k < d->out; k++) {
 				float y = n->act[n->nl][(size_t)r * d->out + k];
@@ -357,10 +364,13 @@ void optinc_onn_net_eval(struct optinc_onn_net *n,
 						t < 3 ? t + 0.5f - y : 1e9f);
 
 				bad |= optinc_onn_decide(y) != t;
-				if (g < st->min_margin)
-					st->min_margin = g;
+				worst = fminf(worst, g);
 			}
 			st->wrong += bad;
+			if (worst < st->min_margin)
+				st->min_margin = worst;
+			if (active)
+				active[i + r] = worst < thresh;
 		}
 	}
 }

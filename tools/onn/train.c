@@ -6,9 +6,11 @@
  * projects the approximated layers onto their Sigma * U blocks every
  * proj_every epochs. Stage 2 projects once more and from then on trains
  * the approximated layers as what the optics build, diag(Sigma) * U with U
- * kept orthogonal (net.c), with the wider margin2 hinge, until every
- * domain point is right with stop_margin to spare (or epochs2 run out). Shuffles depend only on (seed, epoch), so a
- * run resumed from a checkpoint is bit-identical to one never stopped.
+ * kept orthogonal (net.c), with the margin2 hinge, on the points that
+ * are not yet right with margin2 + slack to spare, until every domain
+ * point is right with stop_margin to spare (or epochs2 run out).
+ * Shuffles depend only on (seed, epoch), so a run resumed from a
+ * checkpoint is bit-identical to one never stopped.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,6 +29,8 @@ struct trainer {
 	struct optinc_onn_progress prog;
 	uint32_t *perm;
 	uint8_t *tbatch;
+	uint8_t *active;		/* stage 2: points to train on */
+	int active_valid;
 	const char *out, *ckpt;
 	unsigned int ckpt_every;
 	unsigned int stop_after;	/* 0, or pause after this epoch */
@@ -42,20 +46,28 @@ static double train_now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void train_shuffle(struct trainer *tr, unsigned int epoch)
+/*
+ * The points of this epoch, shuffled: the whole domain, or in stage 2
+ * only the active ones (an output closer than margin2 + slack to leaving
+ * its symbol's interval at the last evaluation): the hinge is zero on the
+ * others, so leaving them out does not change any gradient.
+ */
+static uint32_t train_shuffle(struct trainer *tr, unsigned int epoch, int stage)
 {
 	struct optinc_onn_rng rng;
-	uint32_t i, j, t, n = tr->data.n;
+	uint32_t i, j, t, n = 0;
 
+	for (i = 0; i < tr->data.n; i++)
+		if (stage == 1 || tr->active[i])
+			tr->perm[n++] = i;
 	optinc_onn_rng_seed(&rng, tr->cfg.seed * 0x100000001b3ull + epoch + 1);
-	for (i = 0; i < n; i++)
-		tr->perm[i] = i;
-	for (i = n - 1; i > 0; i--) {
+	for (i = n; i-- > 1;) {
 		j = optinc_onn_rng_next(&rng) % (i + 1);
 		t = tr->perm[i];
 		tr->perm[i] = tr->perm[j];
 		tr->perm[j] = t;
 	}
+	return n;
 }
 
 static void train_gather(struct trainer *tr, uint32_t first, unsigned int rows)
@@ -73,20 +85,20 @@ static void train_gather(struct trainer *tr, uint32_t first, unsigned int rows)
 	}
 }
 
-/* One pass over the domain in shuffled minibatches. */
-static int train_epoch(struct trainer *tr, unsigned int epoch, int stage,
-		       float lr, struct optinc_onn_stats *st)
+/* One pass over this epoch's points in shuffled minibatches. */
+static void train_epoch(struct trainer *tr, unsigned int epoch, int stage,
+			float lr, struct optinc_onn_stats *st)
 {
 	const struct optinc_onn_cfg *c = &tr->cfg;
 	float margin = stage == 1 ? c->margin1 : c->margin2;
+	uint32_t i, n = train_shuffle(tr, epoch, stage);
 	unsigned int rows;
-	uint32_t i;
 
 	st->loss = 0;
 	st->wrong = 0;
-	train_shuffle(tr, epoch);
-	for (i = 0; i < tr->data.n; i += rows) {
-		rows = tr->data.n - i < c->batch ? tr->data.n - i : c->batch;
+	st->trained = n;
+	for (i = 0; i < n; i += rows) {
+		rows = n - i < c->batch ? n - i : c->batch;
 		train_gather(tr, i, rows);
 		optinc_onn_net_forward(&tr->net, rows);
 		st->loss += optinc_onn_net_loss(&tr->net, tr->tbatch, rows,
@@ -95,7 +107,6 @@ static int train_epoch(struct trainer *tr, unsigned int epoch, int stage,
 		optinc_onn_net_adam(&tr->net, lr);
 	}
 	st->loss /= tr->data.n;
-	return 0;
 }
 
 /* Cosine decay from lr to lr * lr_end over a stage. */
@@ -126,52 +137,78 @@ static void train_report(struct trainer *tr, unsigned int e, int stage,
 		snprintf(exact, sizeof(exact), " exact %.4f%% (%u wrong) margin %+.3f",
 			 100.0 * (tr->data.n - ev->wrong) / tr->data.n,
 			 ev->wrong, ev->min_margin);
-	printf("epoch %u/%u stage %d lr %.2e loss %.4e acc %.4f%%%s %.3f s/epoch ETA %s\n",
-	       e + 1, total, stage, lr, st->loss,
-	       100.0 * (tr->data.n - st->wrong) / tr->data.n, exact, dt, eta);
+	printf("epoch %u/%u stage %d lr %.2e loss %.4e trained %u%s %.3f s/epoch ETA %s\n",
+	       e + 1, total, stage, lr, st->loss, st->trained, exact, dt, eta);
 	fflush(stdout);
 }
 
-/* Stage boundaries: what happens before epoch e. */
+/*
+ * Before epoch e: the start of stage 2 (project, train as Sigma * U), and
+ * in stage 2 an evaluation to find the active points when there is none
+ * from the previous epoch (first epoch of the stage, or just resumed).
+ */
 static int train_stage_start(struct trainer *tr, unsigned int e)
 {
 	const struct optinc_onn_cfg *c = &tr->cfg;
+	struct optinc_onn_stats ev;
+	int err = 0;
 
-	if (e != c->epochs1)
-		return 0;
-	optinc_onn_net_adam_reset(&tr->net);
-	return optinc_onn_net_manifold(&tr->net, c, 4 * c->proj_iters);
+	if (e == c->epochs1) {
+		optinc_onn_net_adam_reset(&tr->net);
+		err = optinc_onn_net_manifold(&tr->net, c, 4 * c->proj_iters);
+	}
+	if (!err && e >= c->epochs1 && !tr->active_valid) {
+		optinc_onn_net_eval(&tr->net, &tr->data, &ev, tr->active,
+				    c->margin2 + c->slack);
+		tr->active_valid = 1;
+	}
+	return err;
+}
+
+/* After epoch e: evaluate (every stage-2 epoch), decide whether done. */
+static int train_epoch_end(struct trainer *tr, unsigned int e, int stage,
+			   struct optinc_onn_stats *ev)
+{
+	const struct optinc_onn_cfg *c = &tr->cfg;
+	int last = e + 1 == c->epochs1 || e + 1 == c->epochs1 + c->epochs2;
+
+	if (stage == 2) {
+		optinc_onn_net_eval(&tr->net, &tr->data, ev, tr->active,
+				    c->margin2 + c->slack);
+		if (!ev->wrong && ev->min_margin >= c->stop_margin)
+			tr->prog.done = 1;
+		return 1;
+	}
+	if (last || (c->eval_every && (e + 1) % c->eval_every == 0)) {
+		optinc_onn_net_eval(&tr->net, &tr->data, ev, NULL, 0);
+		return 1;
+	}
+	return 0;
 }
 
 static int train_one(struct trainer *tr, unsigned int e, double *dt)
 {
 	const struct optinc_onn_cfg *c = &tr->cfg;
-	int stage = e < c->epochs1 ? 1 : 2, last, err;
+	int stage = e < c->epochs1 ? 1 : 2, err, shown;
 	struct optinc_onn_stats st, ev;
 	double t0 = train_now();
 	float lr;
 
 	err = train_stage_start(tr, e);
+	if (err)
+		return err;
 	lr = stage == 1 ? train_lr(c->lr1, c->lr_end, e, c->epochs1)
 			: train_lr(c->lr2, c->lr_end, e - c->epochs1, c->epochs2);
-	if (!err)
-		err = train_epoch(tr, e, stage, lr, &st);
-	if (!err && stage == 1 && c->proj_every && (e + 1) % c->proj_every == 0)
+	train_epoch(tr, e, stage, lr, &st);
+	if (stage == 1 && c->proj_every && (e + 1) % c->proj_every == 0)
 		err = optinc_onn_net_project(&tr->net, c, c->proj_iters, 1);
 	if (err)
 		return err;
-	last = e + 1 == c->epochs1 || e + 1 == c->epochs1 + c->epochs2;
-	if (last || (c->eval_every && (e + 1) % c->eval_every == 0)) {
-		optinc_onn_net_eval(&tr->net, &tr->data, &ev);
-		if (stage == 2 && !ev.wrong && ev.min_margin >= c->stop_margin)
-			tr->prog.done = 1;
-	}
+	shown = train_epoch_end(tr, e, stage, &ev);
 	*dt = train_now() - t0;
 	tr->prog.seconds += *dt;
 	tr->avg_dt = tr->avg_dt ? 0.9 * tr->avg_dt + 0.1 * *dt : *dt;
-	train_report(tr, e, stage, lr, &st,
-		     last || (c->eval_every && (e + 1) % c->eval_every == 0)
-			     ? &ev : NULL, *dt);
+	train_report(tr, e, stage, lr, &st, shown ? &ev : NULL, *dt);
 	return 0;
 }
 
@@ -241,6 +278,7 @@ static void train_usage(FILE *f)
 		"  --lr-end F              cosine decay to F times the rate (0.05)\n"
 		"  --margin1 X, --margin2 X  loss margins of the stages (0.5, 0.3)\n"
 		"  --stop-margin X         stage 2 stops when exact with this margin (0.1)\n"
+		"  --slack X               stage 2 trains points within margin2 + X (0.1)\n"
 		"  --proj-every E          stage 1 projection period in epochs (10; 0: never)\n"
 		"  --proj-iters I          Sigma/U alternations per projection (1)\n"
 		"  --eval-every E          whole-domain evaluation period (10)\n"
@@ -252,7 +290,7 @@ static void train_usage(FILE *f)
 
 enum {
 	OPT_ARCH = 256, OPT_APPROX, OPT_SEED, OPT_BATCH, OPT_E1, OPT_E2,
-	OPT_LR1, OPT_LR2, OPT_LREND, OPT_M1, OPT_M2, OPT_STOP, OPT_PEVERY,
+	OPT_SLACK, OPT_LR1, OPT_LR2, OPT_LREND, OPT_M1, OPT_M2, OPT_STOP, OPT_PEVERY,
 	OPT_PITERS, OPT_EVAL, OPT_CKPT, OPT_CKEVERY, OPT_RESUME, OPT_STOP_AFTER,
 };
 
@@ -272,6 +310,7 @@ static const struct option train_opts[] = {
 	{ "margin1", required_argument, NULL, OPT_M1 },
 	{ "margin2", required_argument, NULL, OPT_M2 },
 	{ "stop-margin", required_argument, NULL, OPT_STOP },
+	{ "slack", required_argument, NULL, OPT_SLACK },
 	{ "proj-every", required_argument, NULL, OPT_PEVERY },
 	{ "proj-iters", required_argument, NULL, OPT_PITERS },
 	{ "eval-every", required_argument, NULL, OPT_EVAL },
@@ -301,6 +340,7 @@ static void train_defaults(struct trainer *tr)
 	c->margin1 = 0.5f;
 	c->margin2 = 0.3f;
 	c->stop_margin = 0.1f;
+	c->slack = 0.1f;
 	c->eval_every = 10;
 	tr->ckpt_every = 10;
 }
@@ -329,6 +369,7 @@ static int train_number_opt(struct trainer *tr, int opt, const char *arg)
 	case OPT_M1: c->margin1 = f; break;
 	case OPT_M2: c->margin2 = f; break;
 	case OPT_STOP: c->stop_margin = f; break;
+	case OPT_SLACK: c->slack = f; break;
 	case OPT_PEVERY: c->proj_every = u; break;
 	case OPT_PITERS: c->proj_iters = u; break;
 	case OPT_EVAL: c->eval_every = u; break;
@@ -399,8 +440,9 @@ static int train_check(struct trainer *tr, const char *arch, const char *approx)
 			return -EINVAL;
 		}
 	}
-	if (!c->batch || c->epochs1 + c->epochs2 == 0) {
-		fprintf(stderr, "optinc-onn: train: need --batch and some epochs\n");
+	if (!c->batch || c->epochs1 + c->epochs2 == 0 ||
+	    c->stop_margin > c->margin2 + c->slack) {
+		fprintf(stderr, "optinc-onn: train: need --batch, some epochs and stop-margin <= margin2 + slack\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -416,7 +458,8 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 		err = optinc_onn_net_alloc(&tr->net, &tr->cfg);
 	tr->perm = malloc(sizeof(uint32_t) * tr->data.n);
 	tr->tbatch = malloc((size_t)tr->cfg.batch * tr->data.out);
-	if (err || !tr->perm || !tr->tbatch) {
+	tr->active = malloc(tr->data.n);
+	if (err || !tr->perm || !tr->tbatch || !tr->active) {
 		fprintf(stderr, "optinc-onn: train: out of memory\n");
 		return -ENOMEM;
 	}
@@ -446,6 +489,7 @@ static void train_teardown(struct trainer *tr)
 	optinc_onn_data_free(&tr->data);
 	free(tr->perm);
 	free(tr->tbatch);
+	free(tr->active);
 }
 
 static int train_finish(struct trainer *tr)
@@ -455,7 +499,7 @@ static int train_finish(struct trainer *tr)
 	char err[512];
 	int ret;
 
-	optinc_onn_net_eval(&tr->net, &tr->data, &ev);
+	optinc_onn_net_eval(&tr->net, &tr->data, &ev, NULL, 0);
 	printf("trained %u epochs in %.1f s (%.3f s/epoch): %u of %u points wrong, margin %+.3f\n",
 	       tr->prog.epoch, tr->prog.seconds,
 	       tr->prog.epoch ? tr->prog.seconds / tr->prog.epoch : 0.0,

@@ -22,6 +22,7 @@ struct optinc_onn_cfg {
 	float lr1, lr2, lr_end;	/* lr_end: final fraction of a stage's rate */
 	float margin1, margin2;	/* loss margins of the two stages */
 	float stop_margin;	/* stage 2 ends when exact with this margin */
+	float slack;		/* stage 2 trains points within margin2 + slack */
 	unsigned int eval_every;
 };
 
@@ -61,6 +62,7 @@ struct optinc_onn_stats {
 	double loss;
 	uint32_t wrong;
 	double min_margin;
+	uint32_t trained;	/* points trained on in the epoch */
 };
 
 int optinc_onn_data_init(struct optinc_onn_data *d, unsigned int members,
@@ -84,7 +86,8 @@ int optinc_onn_net_manifold(struct optinc_onn_net *n,
 			    const struct optinc_onn_cfg *c, unsigned int iters);
 void optinc_onn_net_eval(struct optinc_onn_net *n,
 			 const struct optinc_onn_data *d,
-			 struct optinc_onn_stats *st);
+			 struct optinc_onn_stats *st, uint8_t *active,
+			 float thresh);
 int optinc_onn_net_export(struct optinc_onn_net *n,
 			  const struct optinc_onn_cfg *c, float in_scale,
 			  struct optinc_onn *m);
