@@ -7,6 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,10 +218,193 @@ static int ar_check(struct optinc_comm *c, const void *sendbuf, void *recvbuf,
 	return ar_check_bufs(c, sendbuf, recvbuf, count);
 }
 
+/* The switch path of a call; a failure that sent frames poisons the comm. */
+static int ar_switch(struct optinc_comm *c, const void *sendbuf,
+		     void *recvbuf, size_t count, int datatype, int op)
+{
+	__u32 seq0 = c->seq;
+	int err;
+
+	if (datatype == OPTINC_INT32)
+		err = ar_int(c, sendbuf, recvbuf, count);
+	else
+		err = ar_float(c, sendbuf, recvbuf, count, op);
+	if (err && err != OPTINC_ERR_SWITCH_GONE && c->seq != seq0)
+		c->failed = err;
+	return err;
+}
+
+static int ar_keep(struct optinc_comm *c, void **buf, size_t *cap,
+		   const void *src, size_t count)
+{
+	void *p;
+
+	if (count * 4 > *cap) {
+		p = realloc(*buf, count * 4);
+		if (!p)
+			return optinc_seterr(c, OPTINC_ERR_NOMEM,
+					     "allreduce: no memory to keep %zu values for failover",
+					     count);
+		*buf = p;
+		*cap = count * 4;
+	}
+	memcpy(*buf, src, count * 4);
+	return 0;
+}
+
+static int ar_ring(struct optinc_comm *c, const void *sendbuf, void *recvbuf,
+		   size_t count, int datatype, int op)
+{
+	int err = optinc_ring_allreduce(c->ring, sendbuf, recvbuf, count,
+					datatype, op, c->errmsg,
+					sizeof(c->errmsg));
+
+	if (err)
+		c->failed = err;
+	return err;
+}
+
+/*
+ * Where every rank is: its count of network calls, gathered over the ring
+ * (a sum of vectors that each hold one rank's count). A rank that got all
+ * results of its last call before the switch died is one call ahead.
+ */
+static int ar_positions(struct optinc_comm *c, __u32 *behind, int *helper)
+{
+	int n = c->cfg.size, r;
+	__u32 *v = calloc(n, 4), lo = UINT32_MAX, hi = 0;
+	int err;
+
+	if (!v)
+		return optinc_seterr(c, OPTINC_ERR_NOMEM, "failover: no memory");
+	v[c->cfg.rank] = (__u32)c->fo.calls;
+	err = ar_ring(c, v, v, n, OPTINC_INT32, OPTINC_SUM);
+	for (r = 0; !err && r < n; r++) {
+		lo = OPTINC_MIN(lo, v[r]);
+		hi = OPTINC_MAX(hi, v[r]);
+	}
+	*helper = -1;
+	for (r = 0; !err && r < n && *helper < 0; r++)
+		if (v[r] != lo)
+			*helper = r;
+	if (!err && hi - lo > 1)
+		err = optinc_seterr(c, OPTINC_ERR_PROTO,
+				     "failover: ranks are %u calls apart", hi - lo);
+	*behind = lo;
+	free(v);
+	return err;
+}
+
+/*
+ * The switch is gone: finish this call through the ring. If some ranks
+ * already returned from the call before (they are ahead), the first of
+ * them hands its result to the others (a sum with zeros, bit exact), and
+ * those return it; otherwise all redo the call from its input.
+ */
+static int ar_fallback(struct optinc_comm *c, const void *in, void *recvbuf,
+		       size_t count, int datatype, int op)
+{
+	struct optinc_failover *fo = &c->fo;
+	char why[OPTINC_ERRMSG_LEN];
+	int err = 0, helper = -1;
+	__u32 behind = 0;
+	void *zero;
+
+	snprintf(why, sizeof(why), "%s", c->errmsg);
+	fprintf(stderr, "optinc: rank %d: %s; call %llu goes through the ring (%s)\n",
+		c->cfg.rank, why, (unsigned long long)fo->calls, fo->peers);
+	fo->on_ring = 1;
+	fo->fallbacks++;
+	if (!c->ring)
+		err = optinc_ring_open(&c->ring, c->cfg.rank, c->cfg.size,
+				       fo->peers, fo->ring_port,
+				       c->cfg.timeout_ms, c->errmsg,
+				       sizeof(c->errmsg));
+	err = err ?: ar_positions(c, &behind, &helper);
+	fo->base = behind;
+	if (err || helper < 0)
+		return err ?: ar_ring(c, in, recvbuf, count, datatype, op);
+	if (fo->calls != behind) {
+		zero = calloc(fo->last_count ? fo->last_count : 1, 4);
+		if (!zero)
+			return optinc_seterr(c, OPTINC_ERR_NOMEM,
+					     "failover: no memory");
+		err = ar_ring(c, c->cfg.rank == helper ? fo->last : zero, zero,
+			      fo->last_count, OPTINC_INT32, OPTINC_SUM);
+		free(zero);
+		return err ?: ar_ring(c, in, recvbuf, count, datatype, op);
+	}
+	zero = calloc(count, 4);
+	if (!zero)
+		return optinc_seterr(c, OPTINC_ERR_NOMEM, "failover: no memory");
+	err = ar_ring(c, zero, recvbuf, count, OPTINC_INT32, OPTINC_SUM);
+	free(zero);
+	return err;
+}
+
+/*
+ * Back to the switch every retry_calls calls after the one that fell back
+ * (counted in network calls, the same on every rank): every rank joins
+ * again (a barrier of at most failover_ms), and only if all did do they
+ * use the switch.
+ */
+static int ar_failback(struct optinc_comm *c)
+{
+	struct optinc_failover *fo = &c->fo;
+	__u64 since = fo->calls - fo->base;
+	__u32 ok;
+	int err;
+
+	/* since 1 is no call for a rank that was ahead: it redid it then */
+	if (!fo->retry_calls || since < 2 || (since - 1) % fo->retry_calls)
+		return 0;
+	ok = !optinc_failover_join(c);
+	if (!ok)
+		fprintf(stderr, "optinc: rank %d: switch still unusable (%s); staying on the ring\n",
+			c->cfg.rank, c->errmsg);
+	err = ar_ring(c, &ok, &ok, 1, OPTINC_INT32, OPTINC_SUM);
+	if (err || ok != (__u32)c->cfg.size)
+		return err;
+	fprintf(stderr, "optinc: rank %d: switch %s is back; calls go through it again\n",
+		c->cfg.rank, c->cfg.sw_str);
+	fo->on_ring = 0;
+	fo->failbacks++;
+	c->seq = 0;
+	c->failed = 0;
+	return 0;
+}
+
+/* A call with failover on: keep what a fallback needs, then try the switch. */
+static int ar_failover(struct optinc_comm *c, const void *sendbuf,
+		       void *recvbuf, size_t count, int datatype, int op)
+{
+	struct optinc_failover *fo = &c->fo;
+	const void *in = sendbuf;
+	int err = 0;
+
+	if (fo->on_ring)
+		err = ar_failback(c);
+	if (!err && fo->on_ring) {
+		err = ar_ring(c, sendbuf, recvbuf, count, datatype, op);
+	} else if (!err) {
+		if (sendbuf == recvbuf)
+			err = ar_keep(c, &fo->in, &fo->in_cap, sendbuf, count);
+		if (sendbuf == recvbuf)
+			in = fo->in;
+		err = err ?: ar_switch(c, in, recvbuf, count, datatype, op);
+		if (err == OPTINC_ERR_SWITCH_GONE)
+			err = ar_fallback(c, in, recvbuf, count, datatype, op);
+	}
+	if (err)
+		return err;
+	fo->calls++;
+	fo->last_count = count;
+	return ar_keep(c, &fo->last, &fo->last_cap, recvbuf, count);
+}
+
 int optinc_allreduce(struct optinc_comm *comm, const void *sendbuf,
 		     void *recvbuf, size_t count, int datatype, int op)
 {
-	__u32 seq0;
 	int err;
 
 	if (!comm)
@@ -231,19 +415,9 @@ int optinc_allreduce(struct optinc_comm *comm, const void *sendbuf,
 	comm->st.calls++;
 	if (!count)
 		return 0;
-	if (comm->ring) {
-		err = optinc_ring_allreduce(comm->ring, sendbuf, recvbuf, count,
-					    datatype, op, comm->errmsg,
-					    sizeof(comm->errmsg));
-		comm->failed = err;
-		return err;
-	}
-	seq0 = comm->seq;
-	if (datatype == OPTINC_INT32)
-		err = ar_int(comm, sendbuf, recvbuf, count);
-	else
-		err = ar_float(comm, sendbuf, recvbuf, count, op);
-	if (err && comm->seq != seq0)
-		comm->failed = err;
-	return err;
+	if (comm->ring && !comm->fo.peers)
+		return ar_ring(comm, sendbuf, recvbuf, count, datatype, op);
+	if (comm->fo.ms)
+		return ar_failover(comm, sendbuf, recvbuf, count, datatype, op);
+	return ar_switch(comm, sendbuf, recvbuf, count, datatype, op);
 }

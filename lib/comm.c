@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-3-Clause)
 /* Creating and destroying a communicator; its rank, size and counters. */
+#include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,9 @@ static void comm_free(struct optinc_comm *c)
 	if (c->xp)
 		c->xp->ops->close(c->xp);
 	optinc_ring_close(c->ring);
+	free(c->fo.peers);
+	free(c->fo.in);
+	free(c->fo.last);
 	free(c->tx);
 	free(c->pend);
 	free(c->txp);
@@ -62,6 +67,115 @@ static int comm_setup(struct optinc_comm *c)
 	return 0;
 }
 
+/*
+ * Our JOIN's nonce, for the probes: optinc_join() returns as soon as the
+ * JOIN_ACK that completed the job is handled, so that ACK (it carries the
+ * nonce in seq) is still among the last frames received.
+ */
+static int comm_nonce(struct optinc_comm *c)
+{
+	struct optinc_msg m;
+	unsigned int i;
+
+	for (i = 0; i < OPTINC_RX_BATCH; i++) {
+		if (c->rxp[i].len >= c->rx_room ||
+		    optinc_msg_parse(c->rxp[i].buf, c->rxp[i].len, &m) !=
+		    OPTINC_DROP_NONE)
+			continue;
+		if (m.type == OPTINC_T_JOIN_ACK && m.job == c->cfg.job &&
+		    m.rank == c->cfg.rank && m.token == c->cfg.token) {
+			c->fo.nonce = m.seq;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int comm_env_num(struct optinc_comm *c, const char *name,
+			unsigned long max, unsigned int *v)
+{
+	const char *s = getenv(name);
+	unsigned long n;
+	char *end;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (!*s || *s == '-' || *end || errno || n > max)
+		return optinc_seterr(c, OPTINC_ERR_INVALID,
+				     "%s=%.32s: must be a number in [0, %lu]",
+				     name, s, max);
+	*v = n;
+	return 0;
+}
+
+/*
+ * Failover to the ring: OPTINC_FAILOVER_MS (0 turns it off),
+ * OPTINC_FAILBACK_CALLS, and the peers and ring port as for algo ring.
+ * Without peers there is nothing to fall back to: calls fail as before.
+ */
+static int comm_failover_cfg(struct optinc_comm *c,
+			     const struct optinc_opts *o)
+{
+	int has = o && o->sz >= offsetof(struct optinc_opts, ring_port) +
+			       sizeof(o->ring_port);
+	const char *peers = has && o->peers ? o->peers : getenv("OPTINC_PEERS");
+	struct optinc_failover *fo = &c->fo;
+	int err;
+
+	fo->ms = OPTINC_FAILOVER_MS;
+	fo->retry_calls = OPTINC_FAILBACK_CALLS;
+	fo->ring_port = has && o->ring_port ? o->ring_port : OPTINC_RING_PORT;
+	err = comm_env_num(c, "OPTINC_FAILOVER_MS", 3600000, &fo->ms) ?:
+	      comm_env_num(c, "OPTINC_FAILBACK_CALLS", 1000000000,
+			   &fo->retry_calls);
+	if (!err && !(has && o->ring_port))
+		err = comm_env_num(c, "OPTINC_RING_PORT", 65535, &fo->ring_port);
+	if (err)
+		return err;
+	if (!peers || !fo->ms || !fo->ring_port) {
+		fo->ms = 0;
+		return 0;
+	}
+	if (comm_nonce(c))
+		return optinc_seterr(c, OPTINC_ERR_PROTO,
+				     "comm_create: the JOIN_ACK from switch %s is gone; cannot probe it",
+				     c->cfg.sw_str);
+	fo->peers = strdup(peers);
+	if (!fo->peers)
+		return optinc_seterr(c, OPTINC_ERR_NOMEM,
+				     "comm_create: no memory for the peers");
+	return 0;
+}
+
+/*
+ * Join the switch again (after a fallback): same shape as before, or the
+ * communicator's buffers would not fit. Return: 0 or a result code.
+ */
+int optinc_failover_join(struct optinc_comm *c)
+{
+	__u16 window = c->sw_window, max_elems = c->sw_max_elems;
+	unsigned int timeout = c->cfg.timeout_ms;
+	int err;
+
+	c->cfg.timeout_ms = c->fo.ms;
+	err = optinc_join(c);
+	c->cfg.timeout_ms = timeout;
+	if (!err && (c->sw_window != window || c->sw_max_elems != max_elems))
+		err = optinc_seterr(c, OPTINC_ERR_PROTO,
+				     "join: switch %s came back with window %u, %u elements (was %u, %u)",
+				     c->cfg.sw_str, c->sw_window,
+				     c->sw_max_elems, window, max_elems);
+	c->sw_window = window;
+	c->sw_max_elems = max_elems;
+	if (!err && comm_nonce(c))
+		err = optinc_seterr(c, OPTINC_ERR_PROTO,
+				     "join: the JOIN_ACK from switch %s is gone",
+				     c->cfg.sw_str);
+	return err;
+}
+
 int optinc_comm_create(const struct optinc_opts *opts,
 		       struct optinc_comm **comm)
 {
@@ -85,7 +199,8 @@ int optinc_comm_create(const struct optinc_opts *opts,
 				       c->cfg.timeout_ms, c->errmsg,
 				       sizeof(c->errmsg));
 	else if (!err)
-		err = comm_open(c) ?: optinc_join(c) ?: comm_setup(c);
+		err = comm_open(c) ?: optinc_join(c) ?:
+		      comm_failover_cfg(c, opts) ?: comm_setup(c);
 	c->cfg.peers = NULL;
 	if (err) {
 		optinc_keep_create_err(c->errmsg);

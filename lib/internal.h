@@ -22,6 +22,11 @@
 #define OPTINC_RX_BATCH		32	/* frames read per receive call */
 #define OPTINC_IP_UDP_LEN	(20 + 8)
 #define OPTINC_RING_PORT	47100	/* ring: default first TCP port */
+#define OPTINC_FAILOVER_MS	1000	/* switch silent this long: it is gone */
+#define OPTINC_FAILBACK_CALLS	100	/* ring calls between tries of the switch */
+#define OPTINC_PROBES		5	/* probes (JOINs) per silence of failover_ms */
+/* internal: the switch answered nothing for failover_ms, even to probes */
+#define OPTINC_ERR_SWITCH_GONE	(-EHOSTDOWN)
 
 #define OPTINC_MIN(a, b)	((a) < (b) ? (a) : (b))
 #define OPTINC_MAX(a, b)	((a) > (b) ? (a) : (b))
@@ -29,6 +34,27 @@
 
 struct optinc_xport_ops;
 struct optinc_ring;
+
+/*
+ * Failing over to the ring when the switch is gone (allreduce.c): what a
+ * rank keeps to finish a call without the switch. Enabled when the ranks'
+ * addresses are known (opts.peers or OPTINC_PEERS) and failover_ms != 0.
+ */
+struct optinc_failover {
+	unsigned int ms;		/* silence that means "gone"; 0: off */
+	unsigned int retry_calls;	/* ring calls between tries; 0: never */
+	unsigned int ring_port;
+	char *peers;
+	__u32 nonce;		/* of our JOIN: re-sent as a probe */
+	int on_ring;		/* calls go through the ring now */
+	__u64 calls;		/* calls that went over the network */
+	__u64 base;		/* the call that fell back, the same on all */
+	void *in;		/* copy of an in-place call's input */
+	size_t in_cap;
+	void *last;		/* result of the last call (a late rank needs it) */
+	size_t last_count, last_cap;
+	__u64 fallbacks, failbacks;
+};
 
 /* A communicator's settings, resolved from options, environment, defaults. */
 struct optinc_cfg {
@@ -100,6 +126,7 @@ struct optinc_comm {
 	__u32 rx_room;
 	struct optinc_pkt rxp[OPTINC_RX_BATCH];
 	struct optinc_comm_stats st;
+	struct optinc_failover fo;
 	char errmsg[OPTINC_ERRMSG_LEN];
 };
 
@@ -113,6 +140,9 @@ int optinc_cfg_resolve(struct optinc_comm *c, const struct optinc_opts *o);
 
 /* join.c */
 int optinc_join(struct optinc_comm *c);
+
+/* comm.c */
+int optinc_failover_join(struct optinc_comm *c);
 
 /* transport.c: stats-keeping wrappers around the transport's ops */
 int optinc_xmit(struct optinc_comm *c, const struct optinc_pkt *p,

@@ -18,6 +18,8 @@ struct pipe_state {
 	__u64 sync_us;	/* first result came: every rank was in the call */
 	__u64 rx_us;	/* last result (or the start) */
 	__u32 hi;	/* one past the latest frame with its result */
+	__u64 heard_us;	/* last frame from the switch (or the start) */
+	__u64 probe_us;	/* last probe sent */
 };
 
 /**
@@ -216,6 +218,41 @@ static int pipe_retx(struct optinc_comm *c, const struct pipe_state *ps)
 	return n ? optinc_xmit(c, c->txp, n) : 0;
 }
 
+static __u64 pipe_probe_us(const struct optinc_comm *c)
+{
+	return 1000ULL * c->fo.ms / OPTINC_PROBES;
+}
+
+/*
+ * Is the switch still there? After failover_ms / OPTINC_PROBES without a
+ * frame from it, re-send our JOIN (same nonce: a live switch answers with
+ * a JOIN_ACK and changes nothing) at that period; after failover_ms of
+ * silence it is gone. A switch waiting for a slow or dead rank answers
+ * the probes, so that case still ends in the timeout_ms error.
+ */
+static int pipe_probe(struct optinc_comm *c, struct pipe_state *ps)
+{
+	__u64 now = optinc_now_us(), every = pipe_probe_us(c);
+	struct optinc_msg m = {
+		.type = OPTINC_T_JOIN, .job = c->cfg.job, .rank = c->cfg.rank,
+		.token = c->cfg.token, .seq = c->fo.nonce, .bits = c->cfg.bits,
+	};
+	struct optinc_hdr h;
+	struct optinc_pkt pkt = { .buf = &h, .len = sizeof(h) };
+
+	if (!c->fo.ms || now < ps->heard_us + every)
+		return 0;
+	if (now >= ps->heard_us + 1000ULL * c->fo.ms)
+		return optinc_seterr(c, OPTINC_ERR_SWITCH_GONE,
+				     "allreduce: switch %s silent for %u ms (no result, no answer to %u probes)",
+				     c->cfg.sw_str, c->fo.ms, OPTINC_PROBES - 1);
+	if (now < ps->probe_us + every)
+		return 0;
+	ps->probe_us = now;
+	optinc_hdr_fill(&h, &m);
+	return optinc_xmit(c, &pkt, 1);
+}
+
 /* Milliseconds (rounded up) until a frame is to be sent again or fails. */
 static int pipe_wait_ms(const struct optinc_comm *c,
 			const struct pipe_state *ps)
@@ -226,6 +263,9 @@ static int pipe_wait_ms(const struct optinc_comm *c,
 	for (i = ps->low; i < ps->next; i++)
 		if (!c->pend[i % c->window].done)
 			due = OPTINC_MIN(due, pipe_when(c, ps, i));
+	if (c->fo.ms)
+		due = OPTINC_MIN(due, OPTINC_MAX(ps->heard_us, ps->probe_us) +
+				      pipe_probe_us(c));
 	return due > now ? (int)((due - now + 999) / 1000) : 0;
 }
 
@@ -281,6 +321,7 @@ static int pipe_rx(struct optinc_comm *c, const struct optinc_phase *p,
 	__u32 i;
 	int err;
 
+	ps->heard_us = optinc_now_us();
 	if (optinc_msg_parse(pkt->buf, pkt->len, &m) != OPTINC_DROP_NONE ||
 	    m.type != OPTINC_T_RESULT || m.job != c->cfg.job) {
 		c->st.frames_ignored++;
@@ -323,6 +364,7 @@ int optinc_pipe_run(struct optinc_comm *c, const struct optinc_phase *p)
 	struct pipe_state ps = { .seq0 = c->seq, .rx_us = optinc_now_us() };
 	int err = 0, n, k;
 
+	ps.heard_us = ps.rx_us;
 	while (!err && ps.low < p->nframes) {
 		err = pipe_fill(c, p, &ps);
 		if (err)
@@ -334,6 +376,8 @@ int optinc_pipe_run(struct optinc_comm *c, const struct optinc_phase *p)
 			err = pipe_rx(c, p, &ps, &c->rxp[k]);
 		if (!err)
 			err = pipe_retx(c, &ps);
+		if (!err)
+			err = pipe_probe(c, &ps);
 	}
 	c->seq = ps.seq0 + p->nframes;
 	return err;
