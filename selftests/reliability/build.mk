@@ -16,6 +16,6 @@ TEST_PROGS += $(REL_TESTS)
 
 # make soak [SOAK_SECS=3600]: the soak test for a long time
 .PHONY: soak
-soak: all
+soak: $(REL_RANK) $(OPTINCD)
 	$(Q)O=$(O) SOAK_SECS=$${SOAK_SECS:-3600} OPTINC_TEST_TIMEOUT=$$(( $${SOAK_SECS:-3600} + 300 )) \
 		selftests/run-tests selftests/reliability/soak.sh
