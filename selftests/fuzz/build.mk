@@ -45,5 +45,5 @@ fuzz: $(FUZZ_SEEDS)
 	$(Q)$(FUZZ_BIN) -runs=$(FUZZ_RUNS) -print_final_stats=1 \
 		-artifact_prefix=$(FUZZ_DIR)/crashes/ \
 		$(FUZZ_DIR)/corpus $(dir $(FUZZ_SEEDS)) >$(FUZZ_DIR)/fuzz.log 2>&1; \
-		rc=$$?; grep -E 'stat::|DONE|ERROR|SUMMARY|artifact' $(FUZZ_DIR)/fuzz.log; \
+		rc=$$?; grep -E 'stat::|DONE|ERROR|SUMMARY|runtime error|artifact' $(FUZZ_DIR)/fuzz.log; \
 		echo "fuzz: exit $$rc, log $(FUZZ_DIR)/fuzz.log"; exit $$rc
