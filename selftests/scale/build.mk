@@ -15,6 +15,16 @@ $(SCALE_RANK): $(SCALE_RANK).o $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
 
 ALL_TARGETS += $(SCALE_RANK)
 
+# the first level of the cascade prototype: the core's state machine over UDP
+CASCADE_RELAY := $(O)/selftests/scale/cascade_relay
+
+$(CASCADE_RELAY): $(CASCADE_RELAY).o $(CORE_LIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(CORE_LIB)
+
+ALL_TARGETS += $(CASCADE_RELAY)
+SCALE_TESTS += selftests/scale/cascade.sh
+
 # a plain MPI program (no optinc in it), for the shim's test
 ifneq ($(MPICC),)
 MPI_AR := $(O)/selftests/scale/mpi_allreduce

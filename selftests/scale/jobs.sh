@@ -101,11 +101,6 @@ job_thru() {
 		"$1/rank0.log"
 }
 
-same_hash() {
-	echo "# hashes: $1 and $2"
-	[ -n "$1" ] && [ "$1" = "$2" ]
-}
-
 # Run jobs (indices) together for SECS; test lines per job.
 run_jobs() {
 	local tb=$1 tag=$2 secs=$3 k id size start dir h

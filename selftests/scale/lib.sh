@@ -76,6 +76,11 @@ logs_hash() {
 	[ "$(echo "$h" | wc -l)" -eq 1 ] && echo "$h"
 }
 
+same_hash() {
+	echo "# hashes: $1 and $2"
+	[ -n "$1" ] && [ "$1" = "$2" ]
+}
+
 # What a job's ranks sent by their own counts: "frames bytes retransmits
 # distinct", frames and bytes with the JOINs, distinct = rank 0's frames of
 # the calls less its retransmissions (one slot each).

@@ -24,6 +24,7 @@ struct scale_cfg {
 	double secs;		/* loop this long (the slowest rank decides) */
 	double start_at;	/* CLOCK_REALTIME to start the loop at, 0: now */
 	long max_iters;
+	int grank, gsize;	/* -g: place among all ranks of a cascade */
 };
 
 struct scale_res {
@@ -39,15 +40,17 @@ static void scale_usage(void)
 {
 	fprintf(stderr,
 		"usage: scale_rank [-c COUNT] [-t float|int] [-o avg|sum] [-b BITS] [-s SEED]\n"
-		"                  [-T SECS] [-n MAXITERS] [-S REALTIME_START]\n"
-		"rank, size, job and switch come from the environment (OPTINC_*).\n");
+		"                  [-T SECS] [-n MAXITERS] [-S REALTIME_START] [-g RANK:SIZE]\n"
+		"rank, size, job and switch come from the environment (OPTINC_*);\n"
+		"-g: the data and the reference are those of rank RANK of SIZE (a rank\n"
+		"of one first-level group in a two-level cascade).\n");
 }
 
 static int scale_parse(int argc, char **argv, struct scale_cfg *cfg)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "c:t:o:b:s:T:n:S:h")) != -1) {
+	while ((c = getopt(argc, argv, "c:t:o:b:s:T:n:S:g:h")) != -1) {
 		switch (c) {
 		case 'c': cfg->count = strtoull(optarg, NULL, 0); break;
 		case 't':
@@ -63,10 +66,15 @@ static int scale_parse(int argc, char **argv, struct scale_cfg *cfg)
 		case 'T': cfg->secs = atof(optarg); break;
 		case 'n': cfg->max_iters = atol(optarg); break;
 		case 'S': cfg->start_at = atof(optarg); break;
+		case 'g':
+			if (sscanf(optarg, "%d:%d", &cfg->grank, &cfg->gsize) != 2)
+				return -EINVAL;
+			break;
 		default: return -EINVAL;
 		}
 	}
 	if (!cfg->dtype || !cfg->op || !cfg->count || cfg->max_iters < 1 ||
+	    (cfg->gsize && (cfg->grank < 0 || cfg->grank >= cfg->gsize)) ||
 	    (cfg->dtype == OPTINC_INT32 && cfg->op != OPTINC_SUM))
 		return -EINVAL;
 	return 0;
@@ -156,7 +164,8 @@ static int scale_loop(const struct scale_cfg *cfg, struct optinc_comm *comm,
 static int scale_run(const struct scale_cfg *cfg, struct optinc_comm *comm,
 		     struct scale_res *r)
 {
-	int rank = optinc_comm_rank(comm), size = optinc_comm_size(comm);
+	int rank = cfg->gsize ? cfg->grank : optinc_comm_rank(comm);
+	int size = cfg->gsize ? cfg->gsize : optinc_comm_size(comm);
 	size_t len = cfg->count * 4;
 	void *in = malloc(len), *out = malloc(len), *first = malloc(len);
 	int err = -ENOMEM;
@@ -192,7 +201,8 @@ static void scale_report(const struct scale_cfg *cfg, struct optinc_comm *comm,
 
 	printf("rank %d size %d iters %ld bytes %zu busy %.3f s wall %.3f s "
 	       "algbw %.2f MB/s wallbw %.2f MB/s hash %016llx\n",
-	       optinc_comm_rank(comm), optinc_comm_size(comm), r->iters,
+	       cfg->gsize ? cfg->grank : optinc_comm_rank(comm),
+	       cfg->gsize ? cfg->gsize : optinc_comm_size(comm), r->iters,
 	       cfg->count * 4, r->busy, r->wall, r->busy > 0 ? mb / r->busy : 0,
 	       r->wall > 0 ? mb / r->wall : 0, (unsigned long long)r->hash);
 	printf("results differing from the first: %ld; first result %s\n",
@@ -204,7 +214,7 @@ int main(int argc, char **argv)
 {
 	struct scale_cfg cfg = { .count = 262144, .dtype = OPTINC_FLOAT32,
 				 .op = OPTINC_AVG, .bits = 8, .seed = 1,
-				 .secs = 3, .max_iters = 1000000 };
+				 .secs = 3, .max_iters = 1000000, .grank = -1 };
 	struct optinc_comm_stats st = { .sz = sizeof(st) }, st0 = st;
 	struct scale_res res = { 0 };
 	struct optinc_comm *comm;
