@@ -324,6 +324,10 @@ static int ar_fallback(struct optinc_comm *c, const void *in, void *recvbuf,
 	fo->base = behind;
 	if (err || helper < 0)
 		return err ?: ar_ring(c, in, recvbuf, count, datatype, op);
+	fprintf(stderr, "optinc: rank %d: call %u had completed on rank %d; %s\n",
+		c->cfg.rank, behind, helper, fo->calls != behind ?
+		"handing its result to the ranks behind" :
+		"taking its result from there");
 	if (fo->calls != behind) {
 		zero = calloc(fo->last_count ? fo->last_count : 1, 4);
 		if (!zero)

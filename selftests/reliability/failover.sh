@@ -42,8 +42,9 @@ SD=/run/optinc-testbed/$TB
 
 daemon_pid() { cat "$SD/daemon.pid"; }
 
-# Start optincd again with the testbed's own command line.
+# Start optincd again with the testbed's own command line (if it is dead).
 daemon_restart() {
+	kill -0 "$(daemon_pid)" 2>/dev/null && return 0
 	# shellcheck disable=SC2046
 	setsid ip netns exec "$TB-sw" $(cat "$SD/daemon.cmd") \
 		</dev/null >>"$SD/daemon.log" 2>&1 &
@@ -71,7 +72,7 @@ all_logs() {
 	done
 }
 
-tap_plan 9
+tap_plan 11
 T_TMP=$(mktemp -d /tmp/optinc-rel.XXXXXX)
 if ! tb_up "$TB" -n $N --job "id=1,size=$N,bits=8" || ! mg_up; then
 	ok_if "testbed and ring network up" false
@@ -127,7 +128,32 @@ ok_if "... with the timeout error naming the missing result" \
 ok_if "... and no fallback to the ring (the switch still answers)" \
 	no_log "$T_TMP/rankdies" "goes through the ring"
 
-# 3. optincd killed, then (on the ring) rank 2 killed.
+# 4. Rank 0 behind when optincd dies: its results are dropped (nftables on
+# its eth0) just before the kill, so the others finish the call rank 0 is
+# in and start the next one. Rank 0 must take that call's result from them.
+daemon_restart
+sleep 3
+ranks_start behind "$RANK" -t 8 -c 20000 -s 5
+sleep 2
+echo "table netdev rel_blind {
+	chain in {
+		type filter hook ingress device \"eth0\" priority 0
+		ip saddr 10.77.0.254 drop
+	}
+}" | ip netns exec "$TB-h0" nft -f -
+sleep 0.3
+kill -KILL "$(daemon_pid)"
+wait $RUN_PID
+rc=$?
+ip netns exec "$TB-h0" nft delete table netdev rel_blind
+grep -h "optinc:\|FAIL" "$T_TMP"/behind/rank*.log | sed 's/^/# /'
+ok_if "a rank one call behind when the switch dies: all ranks pass" test $rc = 0
+ok_if "... it took the call's result from a rank ahead" \
+	grep -q "taking its result from there" "$T_TMP/behind/rank0.log"
+
+# 5. optincd killed, then (on the ring) rank 2 killed.
+daemon_restart
+sleep 3
 ranks_start ringdies "$RANK" -t 60 -c 20000 -s 5
 sleep 2
 kill -KILL "$(daemon_pid)"
