@@ -138,10 +138,12 @@ static int comm_failover_cfg(struct optinc_comm *c,
 		fo->ms = 0;
 		return 0;
 	}
-	if (comm_nonce(c))
-		return optinc_seterr(c, OPTINC_ERR_PROTO,
-				     "comm_create: the JOIN_ACK from switch %s is gone; cannot probe it",
-				     c->cfg.sw_str);
+	if (comm_nonce(c)) {
+		fprintf(stderr, "optinc: rank %d: no JOIN_ACK left to probe switch %s with; failover to the ring is off\n",
+			c->cfg.rank, c->cfg.sw_str);
+		fo->ms = 0;
+		return 0;
+	}
 	fo->peers = strdup(peers);
 	if (!fo->peers)
 		return optinc_seterr(c, OPTINC_ERR_NOMEM,
