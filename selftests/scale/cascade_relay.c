@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -68,18 +69,19 @@ static int relay_addr(const char *s, struct sockaddr_in *sa)
 /* A UDP socket bound to @bind, in network namespace @netns if given. */
 static int relay_socket(const char *netns, const struct sockaddr_in *bind_to)
 {
-	int fd, ns, rcvbuf = 8 << 20;
+	int fd, ns, err, rcvbuf = 8 << 20;
 	char path[256];
 
 	if (netns) {
 		snprintf(path, sizeof(path), "/run/netns/%s", netns);
 		ns = open(path, O_RDONLY | O_CLOEXEC);
 		if (ns < 0 || setns(ns, CLONE_NEWNET)) {
+			err = -errno;
 			fprintf(stderr, "cascade_relay: netns %s: %s\n", netns,
-				strerror(errno));
+				strerror(-err));
 			if (ns >= 0)
 				close(ns);
-			return -errno;
+			return err;
 		}
 		close(ns);
 	}
@@ -89,10 +91,13 @@ static int relay_socket(const char *netns, const struct sockaddr_in *bind_to)
 				  sizeof(rcvbuf)))
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	if (fd < 0 || bind(fd, (const struct sockaddr *)bind_to, sizeof(*bind_to))) {
+		err = -errno;
 		fprintf(stderr, "cascade_relay: socket %s:%u: %s\n",
 			inet_ntoa(bind_to->sin_addr), ntohs(bind_to->sin_port),
-			strerror(errno));
-		return -errno;
+			strerror(-err));
+		if (fd >= 0)
+			close(fd);
+		return err;
 	}
 	return fd;
 }
@@ -141,12 +146,21 @@ static void relay_up(struct relay *r, const struct optinc_slot *s)
 	r->up_sent++;
 }
 
+/*
+ * The members' result of a final slot. The slot keeps op SUM, which the
+ * members' retransmissions (AVG taken as SUM) are compared with; the
+ * frame says the op they asked for.
+ */
 static void relay_result(struct relay *r, const struct optinc_slot *s, int rank)
 {
 	static __u8 frame[RELAY_BUF];
 	const struct optinc_endpoint *ep = &r->job.members[rank].ep;
 	struct optinc_endpoint sw = { 0 };
-	__u32 len = optinc_build_result(frame, sizeof(frame), &r->job, s, &sw, rank);
+	struct optinc_slot t = *s;
+	__u32 len;
+
+	t.op = r->orig_op[s - r->job.slots];
+	len = optinc_build_result(frame, sizeof(frame), &r->job, &t, &sw, rank);
 
 	if (len > OPTINC_L2L4_LEN) {
 		relay_send(r->down_fd, frame + OPTINC_L2L4_LEN,
@@ -227,7 +241,6 @@ static void relay_finish(struct relay *r, struct optinc_slot *s,
 			s->res[2 * i + 1] = (__u8)v;
 		}
 	}
-	s->op = OPTINC_OP_AVG;
 	s->kind = bits == 8 ? OPTINC_K_AVG8 : OPTINC_K_AVG16;
 	s->res_len = s->count * bits / 8;
 }
@@ -293,8 +306,8 @@ static int relay_join_up(struct relay *r, double secs)
 	return -ETIMEDOUT;
 }
 
-/* Handle one datagram from @fd; 0 when there was none. */
-static int relay_rx(struct relay *r, int fd, int up)
+/* Handle one datagram from @fd; false when there was none. */
+static bool relay_rx(struct relay *r, int fd, int up)
 {
 	static __u8 buf[RELAY_BUF];
 	struct sockaddr_in from;
@@ -305,7 +318,7 @@ static int relay_rx(struct relay *r, int fd, int up)
 
 	n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
 	if (n <= 0)
-		return 0;
+		return false;
 	if (optinc_msg_parse(buf, (__u32)n, &m)) {
 		r->drops++;
 	} else if (up) {
@@ -318,10 +331,10 @@ static int relay_rx(struct relay *r, int fd, int up)
 		src.port = from.sin_port;
 		relay_down_msg(r, &m, &src);
 	}
-	return 1;
+	return true;
 }
 
-static int relay_loop(struct relay *r, double secs)
+static void relay_loop(struct relay *r, double secs)
 {
 	struct pollfd pfd[2] = { { .fd = r->down_fd, .events = POLLIN },
 				 { .fd = r->up_fd, .events = POLLIN } };
@@ -337,7 +350,6 @@ static int relay_loop(struct relay *r, double secs)
 		while (relay_rx(r, r->down_fd, 0) | relay_rx(r, r->up_fd, 1))
 			;
 	}
-	return 0;
 }
 
 static int relay_init(struct relay *r, unsigned int id, unsigned int size)
