@@ -19,3 +19,15 @@ TEST_PROGS += $(REL_TESTS)
 soak: $(REL_RANK) $(OPTINCD)
 	$(Q)O=$(O) SOAK_SECS=$${SOAK_SECS:-3600} OPTINC_TEST_TIMEOUT=$$(( $${SOAK_SECS:-3600} + 300 )) \
 		selftests/run-tests selftests/reliability/soak.sh
+
+# failover of the library without root, on selftests/lib's loopback switch
+REL_LO := $(O)/selftests/reliability/failover_lo
+
+$(REL_LO): $(REL_LO).o $(LIBTEST_HARNESS) $(LIBTEST_LINK)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBTEST_HARNESS) \
+		$(O)/lib/$(LIB_SONAME) $(CORE_LIB) \
+		-Wl,-rpath,'$$ORIGIN/../../lib' -lpthread -lm
+
+ALL_TARGETS += $(REL_LO)
+TEST_PROGS += $(REL_LO)
