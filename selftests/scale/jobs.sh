@@ -72,7 +72,7 @@ all_counters() {
 
 	for ((k = 0; k < ${#JOBS[@]}; k++)); do
 		read -r id _ <<<"${JOBS[$k]}"
-		echo "$(job_counters "$tb" "$id")"
+		job_counters "$tb" "$id"
 	done
 }
 
@@ -145,8 +145,8 @@ run_jobs() {
 # Job 1 of JOBS (k = 1) stalls with its window of slots held: one member
 # stopped; job 0 runs meanwhile, and job 1 finishes once it goes on.
 run_stall() {
-	local tb=$1 secs=$2 dir=$T_TMP/$tb-stall idA sizeA idB sizeB c0 c1 d
-	local stopped start pidsB
+	local tb=$1 secs=$2 idA sizeA idB sizeB c0 c1 d stopped start pidsB
+	local dir=$T_TMP/$tb-stall
 
 	read -r idA sizeA _ <<<"${JOBS[0]}"
 	read -r idB sizeB _ <<<"${JOBS[1]}"

@@ -6,6 +6,7 @@
 
 SW_PORT=47000
 # bytes a frame carries in front of the UDP payload (Ethernet, IPv4, UDP)
+# shellcheck disable=SC2034 # used by the scripts that source this
 FRAME_HDR=42
 S_PIDS=()
 
@@ -60,7 +61,7 @@ counters_delta() {
 	for ((i = 0; i < ${#a[@]}; i++)); do
 		out="$out $((a[i] - b[i]))"
 	done
-	echo $out
+	echo "${out# }"
 }
 
 # All rank logs in a directory PASSed, and there are $2 of them.

@@ -82,6 +82,12 @@ static long mar_check_double(const double *res, int n, int size, int it)
 	return bad;
 }
 
+static void mar_nomem(void)
+{
+	fprintf(stderr, "mpi_allreduce: out of memory\n");
+	MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
 /* The sums the shim takes over. */
 static long mar_world(const struct mar_cfg *c, int rank, int size,
 		      const int *all, int it, double *maxerr)
@@ -93,6 +99,8 @@ static long mar_world(const struct mar_cfg *c, int rank, int size,
 	MPI_Comm dup;
 	long bad;
 
+	if (!fin || !fout || !iin || !iout)
+		mar_nomem();
 	for (i = 0; i < n; i++) {
 		fin[i] = mar_float(rank, i, it);
 		iin[i] = mar_int(rank, i, it);
@@ -127,6 +135,8 @@ static long mar_other(const struct mar_cfg *c, int rank, int size, int it,
 	MPI_Comm sub;
 	long bad;
 
+	if (!din || !dout || !iin || !iout || !fin || !fout)
+		mar_nomem();
 	for (i = 0; i < n; i++) {
 		din[i] = mar_float(rank, i, it);
 		iin[i] = mar_int(rank, i, it);
