@@ -164,13 +164,14 @@ static enum optinc_verdict agg_data(struct optinc_job *job,
 				    struct optinc_slot **slot)
 {
 	__u8 kind = optinc_job_kind(job, m->op, m->bits);
-	__u64 bit = 1ULL << m->rank;
 	struct optinc_slot *s;
+	__u64 bit;
 
 	if (!agg_is_member(job, m, src)) {
 		*why = OPTINC_DROP_NOT_MEMBER;
 		return OPTINC_V_DROP;
 	}
+	bit = 1ULL << m->rank;	/* rank < size <= 64: checked just above */
 	*why = OPTINC_DROP_SHAPE;
 	if (kind == OPTINC_K_NR || m->slot >= job->window ||
 	    m->slot != m->seq % job->window ||
