@@ -8,6 +8,8 @@ set -u
 O=${O:-build}
 ONN=${ONN:-$O/bin/optinc-onn}
 export OPENBLAS_NUM_THREADS=1
+# OpenBLAS falls back to its slowest kernels on CPUs it does not know
+grep -qw avx2 /proc/cpuinfo && export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Haswell}
 dir=$(mktemp -d /tmp/optinc-onn-e2e.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 

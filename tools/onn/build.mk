@@ -39,4 +39,26 @@ $(O)/selftests/onn/%: $(O)/selftests/onn/%.o $(ONN_LIB_OBJS) $(CORE_LIB)
 
 ALL_TARGETS += $(ONN_BIN) $(ONN_TEST_BINS)
 BINS += $(ONN_BIN)
-TEST_PROGS += $(ONN_TEST_BINS) selftests/onn/onn_e2e.sh
+TEST_PROGS += $(ONN_TEST_BINS) selftests/onn/onn_e2e.sh \
+	      selftests/onn/onn_shipped.sh
+
+# `make models`: retrain the shipped ONNs with their fixed seeds, verify
+# them exhaustively and compile their tables (hours on one core; a rerun
+# resumes from the checkpoints in $(O)/models). Recipes: Documentation/onn.md.
+ONN_TRAIN_N4 := -N 4 --seed 1 --epochs1 0 --epochs2 800 --batch 256 --lr2 2e-3
+ONN_SHIPPED := 4
+
+define onn_model_rule
+.PHONY: models-n$(1)
+models: models-n$(1)
+models-n$(1): $$(ONN_BIN)
+	$$(call msg,TRAIN,models/onn-n$(1).onn)
+	@mkdir -p $$(O)/models models
+	$$(Q)OPENBLAS_NUM_THREADS=1 nice -n 10 $$(ONN_BIN) train $$(ONN_TRAIN_N$(1)) \
+		--checkpoint $$(O)/models/onn-n$(1).ckpt --resume \
+		-o models/onn-n$(1).onn > models/onn-n$(1).train.log
+	$$(call msg,COMPILE,models/onn-n$(1).tbl)
+	$$(Q)OPENBLAS_NUM_THREADS=1 $$(ONN_BIN) compile models/onn-n$(1).onn \
+		-o models/onn-n$(1).tbl --require-exact > /dev/null
+endef
+$(foreach n,$(ONN_SHIPPED),$(eval $(call onn_model_rule,$(n))))

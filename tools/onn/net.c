@@ -75,11 +75,13 @@ void optinc_onn_net_free(struct optinc_onn_net *n)
 }
 
 /*
- * He-normal weights. The first layer's biases put each unit's hinge
- * through a random point of the input cube [0, 1]^in, so that its ReLU
- * bends inside the domain; the other biases start at zero.
+ * He-normal weights (first-layer rows projected on @align when given).
+ * The first layer's biases put each unit's hinge through a random point
+ * of the input cube [0, 1]^in, so that its ReLU bends inside the domain;
+ * the other biases start at zero.
  */
-void optinc_onn_net_init(struct optinc_onn_net *n, uint64_t seed)
+void optinc_onn_net_init(struct optinc_onn_net *n, uint64_t seed,
+			 const float *align)
 {
 	struct optinc_onn_rng rng;
 	unsigned int l, o, i;
@@ -91,6 +93,8 @@ void optinc_onn_net_init(struct optinc_onn_net *n, uint64_t seed)
 
 		for (i = 0; i < y->in * y->out; i++)
 			y->w[i] = sd * (float)optinc_onn_rng_gauss(&rng);
+		if (l == 0 && align)
+			optinc_onn_net_align(n, align);
 		for (o = 0; o < y->out; o++) {
 			float b = 0;
 
@@ -145,10 +149,12 @@ void optinc_onn_net_forward(struct optinc_onn_net *n, unsigned int rows)
  * Squared hinge around the decision interval of the target symbol, shrunk
  * by @margin on each inner side: margin 0.5 is plain regression onto the
  * symbol for 1 and 2 and one-sided for 0 and 3 (the slicer's open ends).
- * Leaves d(loss)/d(output) in n->delta; returns the summed loss.
+ * Each row weighs w[r]. Leaves d(loss)/d(output) in n->delta; returns
+ * the summed loss.
  */
 double optinc_onn_net_loss(struct optinc_onn_net *n, const uint8_t *t,
-			   unsigned int rows, float margin, uint32_t *wrong)
+			   const float *w, unsigned int rows, float margin,
+			   uint32_t *wrong)
 {
 	unsigned int nout = n->l[n->nl - 1].out, r, k, bad;
 	const float *y = n->act[n->nl];
@@ -163,13 +169,28 @@ double optinc_onn_net_loss(struct optinc_onn_net *n, const uint8_t *t,
 			float hi = t[i] < 3 ? t[i] + 0.5f - margin : INFINITY;
 			float e = y[i] < lo ? y[i] - lo : y[i] > hi ? y[i] - hi : 0;
 
-			loss += (double)e * e;
-			n->delta[i] = 2 * e * scale;
+			loss += (double)w[r] * e * e;
+			n->delta[i] = 2 * e * w[r] * scale;
 			bad |= optinc_onn_decide(y[i]) != t[i];
 		}
 		*wrong += bad;
 	}
 	return loss;
+}
+
+/* First-layer rows onto the unit vector v: W <- W v v^T. */
+void optinc_onn_net_align(struct optinc_onn_net *n, const float *v)
+{
+	struct optinc_onn_tlayer *y = &n->l[0];
+	unsigned int o, k;
+
+	for (o = 0; o < y->out; o++) {
+		float *row = y->w + (size_t)o * y->in;
+		float a = cblas_sdot(y->in, row, 1, v, 1);
+
+		for (k = 0; k < y->in; k++)
+			row[k] = a * v[k];
+	}
 }
 
 /* Gradients of every layer from n->delta (d loss / d output). */
@@ -247,11 +268,12 @@ static void net_manifold_grads(struct optinc_onn_tlayer *y)
 }
 
 /*
- * Back onto the orthogonal group after a step: one Newton-Schulz step
+ * Back onto the orthogonal group: one Newton-Schulz step
  * U <- U (3I - U^T U) / 2 squares the distance of a nearly orthogonal U
- * from its polar factor; then w = diag(d) U again.
+ * from its polar factor. Then, retracted or not, w = diag(d) U again.
  */
-static void net_manifold_retract(struct optinc_onn_tlayer *y, float *t)
+static void net_manifold_retract(struct optinc_onn_tlayer *y, float *t,
+				 int orth)
 {
 	unsigned int j, i, nb = net_blocks(y), k = y->k;
 	float *t2 = t + (size_t)k * k;
@@ -260,22 +282,40 @@ static void net_manifold_retract(struct optinc_onn_tlayer *y, float *t)
 		size_t at = net_block_at(y, j);
 		float *u = y->u + at;
 
-		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, k, k,
-			    1.0f, u, y->in, u, y->in, 0.0f, t, k);
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, k, k, k,
-			    -0.5f, u, y->in, t, k, 0.0f, t2, k);
+		if (orth) {
+			cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, k,
+				    k, 1.0f, u, y->in, u, y->in, 0.0f, t, k);
+			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, k,
+				    k, k, -0.5f, u, y->in, t, k, 0.0f, t2, k);
+		}
 		for (i = 0; i < k; i++) {
 			float *row = u + (size_t)i * y->in, *w = y->w + at + (size_t)i * y->in;
 
-			cblas_saxpy(k, 1.5f, row, 1, t2 + (size_t)i * k, 1);
-			memcpy(row, t2 + (size_t)i * k, k * sizeof(float));
+			if (orth) {
+				cblas_saxpy(k, 1.5f, row, 1, t2 + (size_t)i * k, 1);
+				memcpy(row, t2 + (size_t)i * k, k * sizeof(float));
+			}
 			memcpy(w, row, k * sizeof(float));
 			cblas_sscal(k, y->d[j * k + i], w, 1);
 		}
 	}
 }
 
-void optinc_onn_net_adam(struct optinc_onn_net *n, float lr)
+/* Every layer trained as Sigma * U: U back onto the orthogonal group. */
+void optinc_onn_net_retract(struct optinc_onn_net *n)
+{
+	unsigned int l;
+
+	for (l = 0; l < n->nl; l++)
+		if (n->l[l].manifold)
+			net_manifold_retract(&n->l[l], n->scratch, 1);
+}
+
+/*
+ * One Adam step; layers trained as Sigma * U step on d and U, and U is
+ * retracted when @retract (else only w = diag(d) U is rebuilt).
+ */
+void optinc_onn_net_adam(struct optinc_onn_net *n, float lr, int retract)
 {
 	float c1, c2;
 	unsigned int l;
@@ -296,7 +336,7 @@ void optinc_onn_net_adam(struct optinc_onn_net *n, float lr)
 		net_adam_vec(y->u, y->gw, y->mw, y->vw, wn, lr, c1, c2);
 		net_adam_vec(y->d, y->gd, y->md, y->vd, net_blocks(y) * y->k,
 			     lr, c1, c2);
-		net_manifold_retract(y, n->scratch);
+		net_manifold_retract(y, n->scratch, retract);
 	}
 }
 
@@ -366,7 +406,7 @@ void optinc_onn_net_eval(struct optinc_onn_net *n,
 				bad |= optinc_onn_decide(y) != t;
 				worst = fminf(worst, g);
 			}
-			st->wrong += bad;
+			st->wrong += bad ? d->mult[i + r] : 0;
 			if (worst < st->min_margin)
 				st->min_margin = worst;
 			if (active)

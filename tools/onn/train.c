@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <cblas.h>
 
 #include "train.h"
 
@@ -29,6 +30,8 @@ struct trainer {
 	struct optinc_onn_progress prog;
 	uint32_t *perm;
 	uint8_t *tbatch;
+	float *wbatch;
+	float sdir[8];			/* unit vector of S in input space */
 	uint8_t *active;		/* stage 2: points to train on */
 	int active_valid;
 	const char *out, *ckpt;
@@ -82,6 +85,7 @@ static void train_gather(struct trainer *tr, uint32_t first, unsigned int rows)
 		       d->in * sizeof(float));
 		memcpy(tr->tbatch + (size_t)r * d->out, d->t + (size_t)p * d->out,
 		       d->out);
+		tr->wbatch[r] = d->w[p];
 	}
 }
 
@@ -92,20 +96,26 @@ static void train_epoch(struct trainer *tr, unsigned int epoch, int stage,
 	const struct optinc_onn_cfg *c = &tr->cfg;
 	float margin = stage == 1 ? c->margin1 : c->margin2;
 	uint32_t i, n = train_shuffle(tr, epoch, stage);
-	unsigned int rows;
+	unsigned int rows, step;
+	int orth = 1;
 
 	st->loss = 0;
 	st->wrong = 0;
 	st->trained = n;
-	for (i = 0; i < n; i += rows) {
+	for (i = 0, step = 1; i < n; i += rows, step++) {
 		rows = n - i < c->batch ? n - i : c->batch;
 		train_gather(tr, i, rows);
 		optinc_onn_net_forward(&tr->net, rows);
-		st->loss += optinc_onn_net_loss(&tr->net, tr->tbatch, rows,
-						margin, &st->wrong);
+		st->loss += optinc_onn_net_loss(&tr->net, tr->tbatch, tr->wbatch,
+						rows, margin, &st->wrong);
 		optinc_onn_net_backward(&tr->net, rows);
-		optinc_onn_net_adam(&tr->net, lr);
+		orth = step % c->retract_every == 0;
+		optinc_onn_net_adam(&tr->net, lr, orth);
+		if (c->s_invariant)
+			optinc_onn_net_align(&tr->net, tr->sdir);
 	}
+	if (!orth)	/* every epoch ends with U orthogonal */
+		optinc_onn_net_retract(&tr->net);
 	st->loss /= tr->data.n;
 }
 
@@ -135,7 +145,7 @@ static void train_report(struct trainer *tr, unsigned int e, int stage,
 	train_eta(eta, sizeof(eta), tr->avg_dt * (total - e - 1));
 	if (ev)
 		snprintf(exact, sizeof(exact), " exact %.4f%% (%u wrong) margin %+.3f",
-			 100.0 * (tr->data.n - ev->wrong) / tr->data.n,
+			 100.0 * (tr->data.domain - ev->wrong) / tr->data.domain,
 			 ev->wrong, ev->min_margin);
 	printf("epoch %u/%u stage %d lr %.2e loss %.4e trained %u%s %.3f s/epoch ETA %s\n",
 	       e + 1, total, stage, lr, st->loss, st->trained, exact, dt, eta);
@@ -279,8 +289,11 @@ static void train_usage(FILE *f)
 		"  --margin1 X, --margin2 X  loss margins of the stages (0.5, 0.3)\n"
 		"  --stop-margin X         stage 2 stops when exact with this margin (0.1)\n"
 		"  --slack X               stage 2 trains points within margin2 + X (0.1)\n"
+		"  --s-invariant           first layer (dense) sees only S: train on the values of S\n"
+		"  --s-weights W           S values weighted by their domain count (domain) or 1 (uniform)\n"
 		"  --proj-every E          stage 1 projection period in epochs (10; 0: never)\n"
 		"  --proj-iters I          Sigma/U alternations per projection (1)\n"
+		"  --retract-every S       stage 2: re-orthogonalise U every S steps (1)\n"
 		"  --eval-every E          whole-domain evaluation period (10)\n"
 		"  --checkpoint FILE       checkpoint file (MODEL.ckpt)\n"
 		"  --checkpoint-every E    checkpoint period in epochs (10)\n"
@@ -292,6 +305,7 @@ enum {
 	OPT_ARCH = 256, OPT_APPROX, OPT_SEED, OPT_BATCH, OPT_E1, OPT_E2,
 	OPT_SLACK, OPT_LR1, OPT_LR2, OPT_LREND, OPT_M1, OPT_M2, OPT_STOP, OPT_PEVERY,
 	OPT_PITERS, OPT_EVAL, OPT_CKPT, OPT_CKEVERY, OPT_RESUME, OPT_STOP_AFTER,
+	OPT_SINV, OPT_SWEIGHTS, OPT_RETRACT,
 };
 
 static const struct option train_opts[] = {
@@ -318,6 +332,9 @@ static const struct option train_opts[] = {
 	{ "checkpoint-every", required_argument, NULL, OPT_CKEVERY },
 	{ "resume", no_argument, NULL, OPT_RESUME },
 	{ "stop-after", required_argument, NULL, OPT_STOP_AFTER },
+	{ "s-invariant", no_argument, NULL, OPT_SINV },
+	{ "retract-every", required_argument, NULL, OPT_RETRACT },
+	{ "s-weights", required_argument, NULL, OPT_SWEIGHTS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -334,6 +351,7 @@ static void train_defaults(struct trainer *tr)
 	c->epochs2 = 300;
 	c->proj_every = 10;
 	c->proj_iters = 1;
+	c->retract_every = 1;
 	c->lr1 = 1e-3f;
 	c->lr2 = 3e-4f;
 	c->lr_end = 0.05f;
@@ -372,6 +390,7 @@ static int train_number_opt(struct trainer *tr, int opt, const char *arg)
 	case OPT_SLACK: c->slack = f; break;
 	case OPT_PEVERY: c->proj_every = u; break;
 	case OPT_PITERS: c->proj_iters = u; break;
+	case OPT_RETRACT: c->retract_every = u; break;
 	case OPT_EVAL: c->eval_every = u; break;
 	case OPT_CKEVERY: tr->ckpt_every = u; break;
 	case OPT_STOP_AFTER: tr->stop_after = u; break;
@@ -397,6 +416,14 @@ static int train_parse(struct trainer *tr, int argc, char **argv,
 		case OPT_APPROX: *approx = optarg; break;
 		case OPT_CKPT: tr->ckpt = optarg; break;
 		case OPT_RESUME: tr->resume = 1; break;
+		case OPT_SINV: tr->cfg.s_invariant = 1; break;
+		case OPT_SWEIGHTS:
+			tr->cfg.s_uniform = !strcmp(optarg, "uniform");
+			if (!tr->cfg.s_uniform && strcmp(optarg, "domain")) {
+				train_usage(stderr);
+				return -EINVAL;
+			}
+			break;
 		case 'h': train_usage(stdout); return 1;
 		default: train_usage(stderr); return -EINVAL;
 		}
@@ -440,7 +467,11 @@ static int train_check(struct trainer *tr, const char *arch, const char *approx)
 			return -EINVAL;
 		}
 	}
-	if (!c->batch || c->epochs1 + c->epochs2 == 0 ||
+	if (c->s_invariant && c->approx[0]) {
+		fprintf(stderr, "optinc-onn: train: --s-invariant needs a dense first layer\n");
+		return -EINVAL;
+	}
+	if (!c->batch || !c->retract_every || c->epochs1 + c->epochs2 == 0 ||
 	    c->stop_margin > c->margin2 + c->slack) {
 		fprintf(stderr, "optinc-onn: train: need --batch, some epochs and stop-margin <= margin2 + slack\n");
 		return -EINVAL;
@@ -453,17 +484,21 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 	unsigned int l;
 	int err;
 
-	err = optinc_onn_data_init(&tr->data, tr->cfg.members, tr->cfg.bits);
+	err = optinc_onn_data_init(&tr->data, tr->cfg.members, tr->cfg.bits,
+				   tr->cfg.s_invariant, tr->cfg.s_uniform);
 	if (!err)
 		err = optinc_onn_net_alloc(&tr->net, &tr->cfg);
 	tr->perm = malloc(sizeof(uint32_t) * tr->data.n);
 	tr->tbatch = malloc((size_t)tr->cfg.batch * tr->data.out);
+	tr->wbatch = malloc(sizeof(float) * tr->cfg.batch);
 	tr->active = malloc(tr->data.n);
-	if (err || !tr->perm || !tr->tbatch || !tr->active) {
+	if (err || !tr->perm || !tr->tbatch || !tr->wbatch || !tr->active) {
 		fprintf(stderr, "optinc-onn: train: out of memory\n");
 		return -ENOMEM;
 	}
-	optinc_onn_net_init(&tr->net, tr->cfg.seed);
+	optinc_onn_s_dir(tr->data.in, tr->sdir);
+	optinc_onn_net_init(&tr->net, tr->cfg.seed,
+			    tr->cfg.s_invariant ? tr->sdir : NULL);
 	if (!tr->ckpt) {
 		snprintf(ckpt_buf, len, "%s.ckpt", tr->out);
 		tr->ckpt = ckpt_buf;
@@ -489,6 +524,7 @@ static void train_teardown(struct trainer *tr)
 	optinc_onn_data_free(&tr->data);
 	free(tr->perm);
 	free(tr->tbatch);
+	free(tr->wbatch);
 	free(tr->active);
 }
 
@@ -503,7 +539,7 @@ static int train_finish(struct trainer *tr)
 	printf("trained %u epochs in %.1f s (%.3f s/epoch): %u of %u points wrong, margin %+.3f\n",
 	       tr->prog.epoch, tr->prog.seconds,
 	       tr->prog.epoch ? tr->prog.seconds / tr->prog.epoch : 0.0,
-	       ev.wrong, tr->data.n, ev.min_margin);
+	       ev.wrong, tr->data.domain, ev.min_margin);
 	ret = optinc_onn_net_export(&tr->net, &tr->cfg,
 				    optinc_onn_in_scale(tr->cfg.members), &m);
 	if (ret) {
@@ -533,6 +569,9 @@ int optinc_onn_cmd_train(int argc, char **argv)
 	if (!err)
 		err = train_check(tr, arch, approx);
 	if (!err) {
+		/* the kernels decide the float results: say which ran */
+		printf("BLAS: %s, core %s\n", openblas_get_config(),
+		       openblas_get_corename());
 		optinc_onn_area_report(stdout, tr->cfg.nlayers, tr->cfg.size,
 				       tr->cfg.approx);
 		err = train_setup(tr, ckpt, sizeof(ckpt));

@@ -18,11 +18,14 @@ struct optinc_onn_cfg {
 	unsigned int epochs1;	/* stage 1: dense, projected every proj_every */
 	unsigned int epochs2;	/* stage 2 (at most): projected after each step */
 	unsigned int proj_every;	/* stage 1, epochs */
+	unsigned int retract_every;	/* stage 2, steps (and each epoch end) */
 	unsigned int proj_iters;
 	float lr1, lr2, lr_end;	/* lr_end: final fraction of a stage's rate */
 	float margin1, margin2;	/* loss margins of the two stages */
 	float stop_margin;	/* stage 2 ends when exact with this margin */
 	float slack;		/* stage 2 trains points within margin2 + slack */
+	int s_invariant;	/* first layer rows along S; train on S values */
+	int s_uniform;		/* ... each S value weighted 1, not by count */
 	unsigned int eval_every;
 };
 
@@ -50,34 +53,42 @@ struct optinc_onn_net {
 	uint64_t step;				/* Adam steps taken */
 };
 
-/* The whole domain: inputs and target symbols, in table-index order. */
+/* Training points: the domain, or one point per value of S (data.c). */
 struct optinc_onn_data {
-	uint32_t n;
+	uint32_t n;		/* training points */
+	uint32_t domain;	/* points of the domain */
 	unsigned int in, out;
 	float *x;		/* n x in */
 	uint8_t *t;		/* n x out */
+	uint32_t *mult;		/* domain points each stands for */
+	float *w;		/* loss weight of each */
 };
 
 struct optinc_onn_stats {
 	double loss;
-	uint32_t wrong;
+	uint32_t wrong;		/* domain points wrong */
 	double min_margin;
 	uint32_t trained;	/* points trained on in the epoch */
 };
 
 int optinc_onn_data_init(struct optinc_onn_data *d, unsigned int members,
-			 unsigned int bits);
+			 unsigned int bits, int by_s, int uniform);
+void optinc_onn_s_dir(unsigned int in, float *v);
 void optinc_onn_data_free(struct optinc_onn_data *d);
 
 int optinc_onn_net_alloc(struct optinc_onn_net *n,
 			 const struct optinc_onn_cfg *c);
 void optinc_onn_net_free(struct optinc_onn_net *n);
-void optinc_onn_net_init(struct optinc_onn_net *n, uint64_t seed);
+void optinc_onn_net_init(struct optinc_onn_net *n, uint64_t seed,
+			 const float *align);
 void optinc_onn_net_forward(struct optinc_onn_net *n, unsigned int rows);
 double optinc_onn_net_loss(struct optinc_onn_net *n, const uint8_t *t,
-			   unsigned int rows, float margin, uint32_t *wrong);
+			   const float *w, unsigned int rows, float margin,
+			   uint32_t *wrong);
+void optinc_onn_net_align(struct optinc_onn_net *n, const float *v);
 void optinc_onn_net_backward(struct optinc_onn_net *n, unsigned int rows);
-void optinc_onn_net_adam(struct optinc_onn_net *n, float lr);
+void optinc_onn_net_adam(struct optinc_onn_net *n, float lr, int retract);
+void optinc_onn_net_retract(struct optinc_onn_net *n);
 void optinc_onn_net_adam_reset(struct optinc_onn_net *n);
 int optinc_onn_net_project(struct optinc_onn_net *n,
 			   const struct optinc_onn_cfg *c,
