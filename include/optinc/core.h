@@ -204,8 +204,10 @@ __u8 optinc_job_kind(const struct optinc_job *job, __u8 op, __u8 bits);
  */
 static inline __u32 optinc_pam4_spread8(__u8 v)
 {
-	return (v & 3u) | ((v >> 2 & 3u) << 8) | ((v >> 4 & 3u) << 16) |
-	       ((__u32)(v >> 6 & 3u) << 24);
+	__u32 x = v;
+
+	/* copies of v shifted by 0, 6, 12, 18 put symbol k at bit 8k */
+	return (x | x << 6 | x << 12 | x << 18) & 0x03030303u;
 }
 
 static inline int optinc_seq_after(__u32 a, __u32 b)
