@@ -159,6 +159,8 @@ static void eval_decide(const struct optinc_onn *m, struct eval_net *n,
 		ev->out[first + r] = v;
 		if (v != ev->exact[first + r])
 			ev->wrong++;
+		for (k = 0; k < nout; k++)
+			ev->wrong_sym[k] += (v ^ ev->exact[first + r]) >> (2 * k) & 3 ? 1 : 0;
 	}
 }
 
@@ -222,7 +224,10 @@ void optinc_onn_histogram(FILE *f, const struct optinc_onn_eval *ev)
 	memset(count, 0, sizeof(count));
 	for (i = 0; i < ev->entries; i++)
 		count[255 + (int)ev->out[i] - (int)ev->exact[i]]++;
-	fprintf(f, "  error  points\n");
+	fprintf(f, "  wrong PAM4 symbols (0 = least significant):");
+	for (e = 0; e < 4; e++)
+		fprintf(f, " %u", ev->wrong_sym[e]);
+	fprintf(f, "\n  error  points\n");
 	for (e = -255; e <= 255; e++)
 		if (e && count[255 + e])
 			fprintf(f, "  %+5d  %u\n", e, count[255 + e]);

@@ -70,6 +70,7 @@ int optinc_onn_realise(const struct optinc_onn *m, unsigned int l,
 struct optinc_onn_eval {
 	uint32_t entries;	/* (3N+1)^(B/2) */
 	uint32_t wrong;		/* points whose output differs from exact */
+	uint32_t wrong_sym[8];	/* points whose symbol k differs */
 	double min_margin;	/* closest output to a decision threshold */
 	uint8_t *out;		/* entries output values (B = 8) */
 	uint8_t *exact;		/* entries exact averages */
