@@ -58,6 +58,7 @@ KMOD_T := $(O)/selftests/kmod
 NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null || echo -I/usr/include/libnl3)
 NL_STATIC_LIBS = $(shell pkg-config --static --libs libnl-genl-3.0 2>/dev/null || echo -lnl-genl-3 -lnl-3 -lpthread)
 KMOD_CTL_OBJS := $(KMOD_T)/octl.o $(O)/tools/optincctl/kmod.o \
+		 $(O)/tools/optincctl/words.o \
 		 $(O)/tools/optincctl/print.o
 KMOD_VM_PROGS := $(KMOD_T)/optincctl-kmod $(KMOD_T)/kmod_rank \
 		 $(KMOD_T)/kmod_table $(KMOD_T)/nocap

@@ -12,20 +12,6 @@
 
 struct optincctl_opts optincctl_opts = { .prefix = "rte" };
 
-bool optincctl_matches(const char *arg, const char *word)
-{
-	size_t n = strlen(arg);
-
-	return n && n <= strlen(word) && !strncmp(arg, word, n);
-}
-
-int optincctl_unknown(const char *word, const char *object)
-{
-	fprintf(stderr, "Command \"%s\" is unknown, try \"optincctl %s%shelp\".\n",
-		word, object ? object : "", object ? " " : "");
-	return -EINVAL;
-}
-
 int main(int argc, char **argv)
 {
 	argc--;

@@ -21,30 +21,14 @@ struct mpib_cfg {
 	double tlimit;
 };
 
-static int mpib_size(const char *s, size_t *v)
-{
-	char *end;
-	double x = strtod(s, &end);
-
-	switch (*end) {
-	case 'G': case 'g': x *= 1024;	/* fall through */
-	case 'M': case 'm': x *= 1024;	/* fall through */
-	case 'K': case 'k': x *= 1024; end++; break;
-	case '\0': break;
-	default: return -1;
-	}
-	*v = (size_t)x;
-	return *end || x < 4 ? -1 : 0;
-}
-
 static int mpib_parse(int argc, char **argv, struct mpib_cfg *c)
 {
 	int o, err = 0;
 
 	while ((o = getopt(argc, argv, "b:e:f:n:w:d:o:cT:")) != -1) {
 		switch (o) {
-		case 'b': err |= mpib_size(optarg, &c->minb); break;
-		case 'e': err |= mpib_size(optarg, &c->maxb); break;
+		case 'b': err |= refdata_parse_size(optarg, &c->minb); break;
+		case 'e': err |= refdata_parse_size(optarg, &c->maxb); break;
 		case 'f': c->factor = atoi(optarg); break;
 		case 'n': c->iters = atoi(optarg); break;
 		case 'w': c->warmup = atoi(optarg); break;

@@ -44,24 +44,6 @@ static void bench_usage(void)
 		"  Rank, size and switch come from the environment (OPTINC_*, mpirun, Slurm).\n");
 }
 
-static int bench_size(const char *s, size_t *v)
-{
-	char *end;
-	double x = strtod(s, &end);
-
-	switch (*end) {
-	case 'G': case 'g': x *= 1024;	/* fall through */
-	case 'M': case 'm': x *= 1024;	/* fall through */
-	case 'K': case 'k': x *= 1024; end++; break;
-	case '\0': break;
-	default: return -EINVAL;
-	}
-	if (*end || x < 0)
-		return -EINVAL;
-	*v = (size_t)x;
-	return 0;
-}
-
 static int bench_word(const char *s, const char *a, int va, const char *b,
 		      int vb)
 {
@@ -82,8 +64,8 @@ static int bench_parse(int argc, char **argv, struct bench_cfg *cfg)
 	while ((c = getopt_long(argc, argv, "b:e:f:n:w:d:o:a:cT:h", lopts,
 				NULL)) != -1) {
 		switch (c) {
-		case 'b': err |= bench_size(optarg, &cfg->minb); break;
-		case 'e': err |= bench_size(optarg, &cfg->maxb); break;
+		case 'b': err |= refdata_parse_size(optarg, &cfg->minb); break;
+		case 'e': err |= refdata_parse_size(optarg, &cfg->maxb); break;
 		case 'f': cfg->factor = atoi(optarg); break;
 		case 'n': cfg->iters = atoi(optarg); break;
 		case 'w': cfg->warmup = atoi(optarg); break;

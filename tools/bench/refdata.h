@@ -8,11 +8,33 @@
 #ifndef OPTINC_REFDATA_H
 #define OPTINC_REFDATA_H
 
+#include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <optinc/quant.h>
+
+/* A size in bytes with an optional K, M or G suffix (powers of 1024); at
+ * least 4, one element. */
+static inline int refdata_parse_size(const char *s, size_t *v)
+{
+	char *end;
+	double x = strtod(s, &end);
+
+	switch (*end) {
+	case 'G': case 'g': x *= 1024;	/* fall through */
+	case 'M': case 'm': x *= 1024;	/* fall through */
+	case 'K': case 'k': x *= 1024; end++; break;
+	case '\0': break;
+	default: return -EINVAL;
+	}
+	if (*end || x < 4)
+		return -EINVAL;
+	*v = (size_t)x;
+	return 0;
+}
 
 static inline uint64_t refdata_mix(uint64_t x)
 {

@@ -6,6 +6,7 @@
 OPTINCCTL_SRCS := tools/optincctl/optincctl.c tools/optincctl/print.c \
 		  tools/optincctl/tel.c tools/optincctl/daemon.c \
 		  tools/optincctl/table.c tools/optincctl/kmod.c \
+		  tools/optincctl/words.c \
 		  tools/optincctl/xdp.c
 OPTINCCTL_LIBS := $(CORE_LIB) $(O)/bpf/liboptinc-bpf.a
 OPTINCCTL_LDLIBS = $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c) \

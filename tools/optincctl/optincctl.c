@@ -15,21 +15,6 @@
 
 struct optincctl_opts optincctl_opts = { .prefix = "rte" };
 
-/* iproute2's rule: @arg is a non-empty prefix of @word. */
-bool optincctl_matches(const char *arg, const char *word)
-{
-	size_t n = strlen(arg);
-
-	return n && n <= strlen(word) && !strncmp(arg, word, n);
-}
-
-int optincctl_unknown(const char *word, const char *object)
-{
-	fprintf(stderr, "Command \"%s\" is unknown, try \"optincctl %s%shelp\".\n",
-		word, object ? object : "", object ? " " : "");
-	return -EINVAL;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
