@@ -49,7 +49,12 @@ TEST_PROGS += $(ONN_TEST_BINS) selftests/onn/onn_e2e.sh \
 # depend on them (OpenBLAS picks its slowest kernels on CPUs it does not
 # recognise, such as this project's VMs)
 ONN_ENV := OPENBLAS_NUM_THREADS=1 OPENBLAS_CORETYPE=Haswell
-ONN_TRAIN_N4 := -N 4 --seed 1 --epochs1 0 --epochs2 800 --batch 256 --lr2 2e-3
+# A model's recipe is one or more phases, each a train command resuming
+# the checkpoint of the one before (--stop-after ends a phase early).
+# `make models` starts from scratch; `make models ONN_RESUME=1` continues
+# an interrupted run from its checkpoints.
+ONN_PHASES_N4 := 1
+ONN_TRAIN_N4_1 := -N 4 --seed 1 --epochs1 0 --epochs2 800 --batch 256 --lr2 2e-3
 ONN_SHIPPED := 4
 
 define onn_model_rule
@@ -58,9 +63,11 @@ models: models-n$(1)
 models-n$(1): $$(ONN_BIN)
 	$$(call msg,TRAIN,models/onn-n$(1).onn)
 	@mkdir -p $$(O)/models models
-	$$(Q)$$(ONN_ENV) nice -n 10 $$(ONN_BIN) train $$(ONN_TRAIN_N$(1)) \
-		--checkpoint $$(O)/models/onn-n$(1).ckpt --resume \
-		-o models/onn-n$(1).onn > models/onn-n$(1).train.log
+	$$(Q)$$(if $$(ONN_RESUME),,rm -f $$(O)/models/onn-n$(1).ckpt models/onn-n$(1).train.log)
+	$$(Q)$$(foreach p,$$(ONN_PHASES_N$(1)),$$(ONN_ENV) nice -n 10 \
+		$$(ONN_BIN) train $$(ONN_TRAIN_N$(1)_$$(p)) --resume \
+		--checkpoint $$(O)/models/onn-n$(1).ckpt \
+		-o models/onn-n$(1).onn >> models/onn-n$(1).train.log &&) true
 	$$(call msg,COMPILE,models/onn-n$(1).tbl)
 	$$(Q)$$(ONN_ENV) $$(ONN_BIN) compile models/onn-n$(1).onn \
 		-o models/onn-n$(1).tbl --require-exact > /dev/null

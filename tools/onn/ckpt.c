@@ -75,7 +75,10 @@ out_report:
 	return err;
 }
 
-/* Runs may be extended (more stage-2 epochs, other evaluation period). */
+/*
+ * A run may go on with other stage-2 settings: length (hence its cosine),
+ * loss margin, slack and stopping margin, evaluation period.
+ */
 static int ckpt_same_run(const struct optinc_onn_cfg *a,
 			 const struct optinc_onn_cfg *b)
 {
@@ -84,6 +87,8 @@ static int ckpt_same_run(const struct optinc_onn_cfg *a,
 	x.epochs2 = y.epochs2 = 0;
 	x.eval_every = y.eval_every = 0;
 	x.stop_margin = y.stop_margin = 0;
+	x.margin2 = y.margin2 = 0;
+	x.slack = y.slack = 0;
 	return !memcmp(&x, &y, sizeof(x));
 }
 

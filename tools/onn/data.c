@@ -60,9 +60,8 @@ static void data_weights(struct optinc_onn_data *d, int uniform)
 }
 
 int optinc_onn_data_init(struct optinc_onn_data *d, unsigned int members,
-			 unsigned int bits, int by_s, int uniform)
+			 unsigned int bits, float scale, int by_s, int uniform)
 {
-	float scale = optinc_onn_in_scale(members);
 	unsigned int k, s[8], total;
 	uint32_t i, n;
 	int err;

@@ -77,11 +77,11 @@ void optinc_onn_net_free(struct optinc_onn_net *n)
 /*
  * He-normal weights (first-layer rows projected on @align when given).
  * The first layer's biases put each unit's hinge through a random point
- * of the input cube [0, 1]^in, so that its ReLU bends inside the domain;
- * the other biases start at zero.
+ * of the input cube [0, in_max]^in, so that its ReLU bends inside the
+ * domain; the other biases start at zero.
  */
 void optinc_onn_net_init(struct optinc_onn_net *n, uint64_t seed,
-			 const float *align)
+			 const float *align, float in_max)
 {
 	struct optinc_onn_rng rng;
 	unsigned int l, o, i;
@@ -99,7 +99,7 @@ void optinc_onn_net_init(struct optinc_onn_net *n, uint64_t seed,
 			float b = 0;
 
 			for (i = 0; l == 0 && i < y->in; i++)
-				b -= y->w[o * y->in + i] *
+				b -= y->w[o * y->in + i] * in_max *
 				     (float)optinc_onn_rng_uniform(&rng);
 			y->b[o] = b;
 		}

@@ -289,6 +289,7 @@ static void train_usage(FILE *f)
 		"  --margin1 X, --margin2 X  loss margins of the stages (0.5, 0.3)\n"
 		"  --stop-margin X         stage 2 stops when exact with this margin (0.1)\n"
 		"  --slack X               stage 2 trains points within margin2 + X (0.1)\n"
+		"  --input-gain G          inputs are s_k * G / (3N) (1)\n"
 		"  --s-invariant           first layer (dense) sees only S: train on the values of S\n"
 		"  --s-weights W           S values weighted by their domain count (domain) or 1 (uniform)\n"
 		"  --proj-every E          stage 1 projection period in epochs (10; 0: never)\n"
@@ -305,7 +306,7 @@ enum {
 	OPT_ARCH = 256, OPT_APPROX, OPT_SEED, OPT_BATCH, OPT_E1, OPT_E2,
 	OPT_SLACK, OPT_LR1, OPT_LR2, OPT_LREND, OPT_M1, OPT_M2, OPT_STOP, OPT_PEVERY,
 	OPT_PITERS, OPT_EVAL, OPT_CKPT, OPT_CKEVERY, OPT_RESUME, OPT_STOP_AFTER,
-	OPT_SINV, OPT_SWEIGHTS, OPT_RETRACT,
+	OPT_SINV, OPT_SWEIGHTS, OPT_RETRACT, OPT_GAIN,
 };
 
 static const struct option train_opts[] = {
@@ -334,6 +335,7 @@ static const struct option train_opts[] = {
 	{ "stop-after", required_argument, NULL, OPT_STOP_AFTER },
 	{ "s-invariant", no_argument, NULL, OPT_SINV },
 	{ "retract-every", required_argument, NULL, OPT_RETRACT },
+	{ "input-gain", required_argument, NULL, OPT_GAIN },
 	{ "s-weights", required_argument, NULL, OPT_SWEIGHTS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -352,6 +354,7 @@ static void train_defaults(struct trainer *tr)
 	c->proj_every = 10;
 	c->proj_iters = 1;
 	c->retract_every = 1;
+	c->in_gain = 1.0f;
 	c->lr1 = 1e-3f;
 	c->lr2 = 3e-4f;
 	c->lr_end = 0.05f;
@@ -391,6 +394,7 @@ static int train_number_opt(struct trainer *tr, int opt, const char *arg)
 	case OPT_PEVERY: c->proj_every = u; break;
 	case OPT_PITERS: c->proj_iters = u; break;
 	case OPT_RETRACT: c->retract_every = u; break;
+	case OPT_GAIN: c->in_gain = f; break;
 	case OPT_EVAL: c->eval_every = u; break;
 	case OPT_CKEVERY: tr->ckpt_every = u; break;
 	case OPT_STOP_AFTER: tr->stop_after = u; break;
@@ -471,12 +475,18 @@ static int train_check(struct trainer *tr, const char *arch, const char *approx)
 		fprintf(stderr, "optinc-onn: train: --s-invariant needs a dense first layer\n");
 		return -EINVAL;
 	}
-	if (!c->batch || !c->retract_every || c->epochs1 + c->epochs2 == 0 ||
+	if (!c->batch || !c->retract_every || !(c->in_gain > 0) || c->epochs1 + c->epochs2 == 0 ||
 	    c->stop_margin > c->margin2 + c->slack) {
 		fprintf(stderr, "optinc-onn: train: need --batch, some epochs and stop-margin <= margin2 + slack\n");
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* Input k is s_k times this: in_gain / (3N). */
+static float train_in_scale(const struct optinc_onn_cfg *c)
+{
+	return optinc_onn_in_scale(c->members) * c->in_gain;
 }
 
 static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
@@ -485,7 +495,8 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 	int err;
 
 	err = optinc_onn_data_init(&tr->data, tr->cfg.members, tr->cfg.bits,
-				   tr->cfg.s_invariant, tr->cfg.s_uniform);
+				   train_in_scale(&tr->cfg), tr->cfg.s_invariant,
+				   tr->cfg.s_uniform);
 	if (!err)
 		err = optinc_onn_net_alloc(&tr->net, &tr->cfg);
 	tr->perm = malloc(sizeof(uint32_t) * tr->data.n);
@@ -498,7 +509,7 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 	}
 	optinc_onn_s_dir(tr->data.in, tr->sdir);
 	optinc_onn_net_init(&tr->net, tr->cfg.seed,
-			    tr->cfg.s_invariant ? tr->sdir : NULL);
+			    tr->cfg.s_invariant ? tr->sdir : NULL, tr->cfg.in_gain);
 	if (!tr->ckpt) {
 		snprintf(ckpt_buf, len, "%s.ckpt", tr->out);
 		tr->ckpt = ckpt_buf;
@@ -540,8 +551,8 @@ static int train_finish(struct trainer *tr)
 	       tr->prog.epoch, tr->prog.seconds,
 	       tr->prog.epoch ? tr->prog.seconds / tr->prog.epoch : 0.0,
 	       ev.wrong, tr->data.domain, ev.min_margin);
-	ret = optinc_onn_net_export(&tr->net, &tr->cfg,
-				    optinc_onn_in_scale(tr->cfg.members), &m);
+	ret = optinc_onn_net_export(&tr->net, &tr->cfg, train_in_scale(&tr->cfg),
+				    &m);
 	if (ret) {
 		fprintf(stderr, "optinc-onn: train: export failed: %s\n",
 			strerror(-ret));

@@ -24,6 +24,7 @@ struct optinc_onn_cfg {
 	float margin1, margin2;	/* loss margins of the two stages */
 	float stop_margin;	/* stage 2 ends when exact with this margin */
 	float slack;		/* stage 2 trains points within margin2 + slack */
+	float in_gain;		/* inputs are s_k * in_gain / (3N) */
 	int s_invariant;	/* first layer rows along S; train on S values */
 	int s_uniform;		/* ... each S value weighted 1, not by count */
 	unsigned int eval_every;
@@ -72,7 +73,7 @@ struct optinc_onn_stats {
 };
 
 int optinc_onn_data_init(struct optinc_onn_data *d, unsigned int members,
-			 unsigned int bits, int by_s, int uniform);
+			 unsigned int bits, float scale, int by_s, int uniform);
 void optinc_onn_s_dir(unsigned int in, float *v);
 void optinc_onn_data_free(struct optinc_onn_data *d);
 
@@ -80,7 +81,7 @@ int optinc_onn_net_alloc(struct optinc_onn_net *n,
 			 const struct optinc_onn_cfg *c);
 void optinc_onn_net_free(struct optinc_onn_net *n);
 void optinc_onn_net_init(struct optinc_onn_net *n, uint64_t seed,
-			 const float *align);
+			 const float *align, float in_max);
 void optinc_onn_net_forward(struct optinc_onn_net *n, unsigned int rows);
 double optinc_onn_net_loss(struct optinc_onn_net *n, const uint8_t *t,
 			   const float *w, unsigned int rows, float margin,
