@@ -76,8 +76,9 @@ out_report:
 }
 
 /*
- * A run may go on with other stage-2 settings: length (hence its cosine),
- * loss margin, slack and stopping margin, evaluation period.
+ * A run may go on with other stage-2 settings: length and learning rate
+ * (hence its cosine), loss margin, slack and stopping margin, evaluation
+ * period.
  */
 static int ckpt_same_run(const struct optinc_onn_cfg *a,
 			 const struct optinc_onn_cfg *b)
@@ -89,6 +90,7 @@ static int ckpt_same_run(const struct optinc_onn_cfg *a,
 	x.stop_margin = y.stop_margin = 0;
 	x.margin2 = y.margin2 = 0;
 	x.slack = y.slack = 0;
+	x.lr2 = y.lr2 = 0;
 	return !memcmp(&x, &y, sizeof(x));
 }
 

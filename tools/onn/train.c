@@ -298,7 +298,8 @@ static void train_usage(FILE *f)
 		"  --eval-every E          whole-domain evaluation period (10)\n"
 		"  --checkpoint FILE       checkpoint file (MODEL.ckpt)\n"
 		"  --checkpoint-every E    checkpoint period in epochs (10)\n"
-		"  --resume                continue from the checkpoint if there is one\n"
+		"  --resume                continue from the checkpoint if there is one (stage-2\n"
+		"                          length, rate, margins and slack may differ)\n"
 		"  --stop-after E          checkpoint after epoch E and exit (to resume later)\n");
 }
 
