@@ -3,7 +3,8 @@
 # its tests in selftests/onn, and `make models` (the shipped models/).
 
 ONN_LIB_SRCS := model.c mesh.c approx.c area.c realise.c eval.c table.c \
-		rng.c spec.c net.c data.c ckpt.c train.c verify.c inspect.c
+		rng.c spec.c net.c data.c ckpt.c train.c verify.c inspect.c \
+		construct.c
 ONN_LIB_OBJS := $(ONN_LIB_SRCS:%.c=$(O)/tools/onn/%.o)
 ONN_OBJS := $(ONN_LIB_OBJS) $(O)/tools/onn/main.o
 ONN_BIN	 := $(O)/bin/optinc-onn
@@ -39,7 +40,7 @@ $(O)/selftests/onn/%: $(O)/selftests/onn/%.o $(ONN_LIB_OBJS) $(CORE_LIB)
 
 ALL_TARGETS += $(ONN_BIN) $(ONN_TEST_BINS)
 BINS += $(ONN_BIN)
-TEST_PROGS += $(ONN_TEST_BINS) selftests/onn/onn_e2e.sh \
+TEST_PROGS += $(ONN_TEST_BINS) selftests/onn/onn_e2e.sh selftests/onn/onn_construct.sh \
 	      selftests/onn/onn_shipped.sh
 
 # `make models`: retrain the shipped ONNs with their fixed seeds, verify
@@ -73,3 +74,27 @@ models-n$(1): $$(ONN_BIN)
 		-o models/onn-n$(1).tbl --require-exact > /dev/null
 endef
 $(foreach n,$(ONN_SHIPPED),$(eval $(call onn_model_rule,$(n))))
+
+# Models built in closed form (optinc-onn construct, no training): the
+# table I architectures for N = 8 (shipped) and N = 16 (in $(O)/models:
+# its table is 5.8 MB and verifying it takes minutes).
+ONN_CONSTRUCT_N8 := -N 8 --arch 4-64-128-256-512-256-128-64-4 --approx 2-7
+ONN_CONSTRUCT_N16 := -N 16 --arch 4-64-128-256-512-1024-512-256-128-64-4 \
+		     --approx 2-9
+
+define onn_construct_rule
+.PHONY: models-n$(1)
+models-n$(1): $$(ONN_BIN)
+	$$(call msg,CONSTRUCT,$(2)/onn-n$(1).onn)
+	@mkdir -p $(2)
+	$$(Q)$$(ONN_ENV) $$(ONN_BIN) construct $$(ONN_CONSTRUCT_N$(1)) \
+		-o $(2)/onn-n$(1).onn > $(2)/onn-n$(1).construct.log
+	$$(Q)$$(ONN_ENV) nice -n 10 $$(ONN_BIN) verify $(2)/onn-n$(1).onn \
+		--require-exact >> $(2)/onn-n$(1).construct.log
+	$$(call msg,COMPILE,$(2)/onn-n$(1).tbl)
+	$$(Q)$$(ONN_ENV) nice -n 10 $$(ONN_BIN) compile $(2)/onn-n$(1).onn \
+		-o $(2)/onn-n$(1).tbl --require-exact > /dev/null
+endef
+$(eval $(call onn_construct_rule,8,models))
+$(eval $(call onn_construct_rule,16,$(O)/models))
+models: models-n8

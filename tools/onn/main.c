@@ -11,6 +11,7 @@ static const struct {
 	const char *help;
 } onn_cmds[] = {
 	{ "train", optinc_onn_cmd_train, "hardware-aware training -> model file" },
+	{ "construct", optinc_onn_cmd_construct, "closed-form model in the optics' form (no training)" },
 	{ "verify", optinc_onn_cmd_verify, "exhaustive accuracy of a model as realised" },
 	{ "compile", optinc_onn_cmd_compile, "model -> truth-table file" },
 	{ "check-table", optinc_onn_cmd_check_table, "exhaustive check of a table file" },

@@ -107,6 +107,7 @@ int optinc_onn_parse_approx(const char *s, unsigned int nlayers, int *approx);
 
 /* ---- subcommands ---- */
 int optinc_onn_cmd_train(int argc, char **argv);
+int optinc_onn_cmd_construct(int argc, char **argv);
 int optinc_onn_cmd_verify(int argc, char **argv);
 int optinc_onn_cmd_compile(int argc, char **argv);
 int optinc_onn_cmd_area(int argc, char **argv);

@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# optinc-onn construct: the closed-form ONN in the optics' form is right on
+# every domain point as realised from its phases, for several N; it is the
+# same file every time; architectures it cannot fill are refused with the
+# reason. TAP output.
+set -u
+O=${O:-build}
+ONN=${ONN:-$O/bin/optinc-onn}
+export OPENBLAS_NUM_THREADS=1
+grep -qw avx2 /proc/cpuinfo && export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Haswell}
+dir=$(mktemp -d /tmp/optinc-onn-con.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+ARCH8=4-64-128-256-512-256-128-64-4
+
+n=0 failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=1
+	fi
+}
+
+echo "1..12"
+if [ ! -x "$ONN" ]; then
+	echo "Bail out! $ONN not built"
+	exit 1
+fi
+
+for members in 1 2 3; do
+	m=$dir/n$members.onn
+	"$ONN" construct -N $members --arch $ARCH8 --approx 2-7 -o "$m" \
+		>"$dir/c$members.log" 2>&1
+	ok $? "construct N = $members: $(head -1 "$dir/c$members.log")"
+	out=$("$ONN" verify "$m" --require-exact 2>&1)
+	ok $? "N = $members: $(echo "$out" | head -1)"
+done
+"$ONN" compile "$dir/n3.onn" -o "$dir/n3.tbl" --require-exact >/dev/null 2>&1 &&
+	"$ONN" check-table "$dir/n3.tbl" -N 3 --model "$dir/n3.onn" \
+		--require-exact >/dev/null 2>&1
+ok $? "N = 3: compiled table equals the exact average and the model"
+"$ONN" construct -N 3 --arch $ARCH8 --approx 2-7 -o "$dir/again.onn" \
+	>/dev/null 2>&1 && cmp -s "$dir/n3.onn" "$dir/again.onn"
+ok $? "construct gives the same file twice"
+
+out=$("$ONN" construct -N 4 --arch 4-64-128-256-128-64-4 --approx all \
+	-o "$dir/x.onn" 2>&1)
+[ $? -ne 0 ] && [ ! -e "$dir/x.onn" ] && [[ $out == *"wide enough"* ]]
+ok $? "too narrow for the hinges refused: \"$out\""
+out=$("$ONN" construct -N 2 --arch $ARCH8 --approx all -o "$dir/x.onn" 2>&1)
+[ $? -ne 0 ] && [[ $out == *"last layer must be dense"* ]]
+ok $? "approximated last layer refused: \"$out\""
+out=$("$ONN" construct -N 2 --arch 3-64-4 -o "$dir/x.onn" 2>&1)
+[ $? -ne 0 ] && [[ $out == *"--arch"* ]]
+ok $? "bad --arch named: \"$out\""
+out=$("$ONN" construct -N 65 --arch $ARCH8 -o "$dir/x.onn" 2>&1)
+[ $? -ne 0 ] && [[ $out == *"--members"* ]]
+ok $? "bad --members named: \"$out\""
+exit $failed
