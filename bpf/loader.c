@@ -401,12 +401,15 @@ out_destroy:
 static int ld_xdp_undispatch(const char *ifname, int ifindex,
 			     const struct optinc_bpf_maps *m)
 {
+	libbpf_print_fn_t old = libbpf_set_print(ld_libbpf_print);
 	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
 	struct xdp_program *p = NULL;
 	int err = libxdp_get_error(mp);
 
-	if (err)
+	if (err) {
+		libbpf_set_print(old);
 		return ld_err(err, ifname, "libxdp: read the dispatcher");
+	}
 	while ((p = xdp_multiprog__next_prog(p, mp)) &&
 	       xdp_program__id(p) != m->xdp_id)
 		;
@@ -421,6 +424,7 @@ static int ld_xdp_undispatch(const char *ifname, int ifindex,
 			ld_err(err, ifname, "libxdp: detach our program from the dispatcher");
 	}
 	xdp_multiprog__close(mp);
+	libbpf_set_print(old);
 	return err;
 }
 
