@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Loader of the OptINC XDP/TC programs: open -> configure -> load -> attach
- * -> pin, one cleanup path; detach undoes all of it; query reads the maps.
+ * Loader of the OptINC XDP/TC programs: open -> attach XDP through libxdp
+ * (which loads the object) -> configure -> attach TC -> pin, one cleanup
+ * path; detach undoes all of it; query reads the maps.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include <linux/magic.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
 
 #include <optinc/wire.h>
 #include "loader.h"
@@ -169,7 +172,43 @@ static int ld_maps_get(int ifindex, struct optinc_bpf_maps *m)
 	return -ENOENT;
 }
 
-/* Refuse to replace a program that is there already, ours or not. */
+/*
+ * libxdp's dispatcher runs each program as an freplace (BPF_PROG_TYPE_EXT)
+ * extension of itself. Return: 0 when the kernel loads such programs, else
+ * the errno of loading one (EPERM where a kernel refuses them outright).
+ */
+static int ld_ext_probe(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd;
+
+	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_EXT, NULL) == 1)
+		return 0;
+	fd = bpf_prog_load(BPF_PROG_TYPE_EXT, NULL, "GPL", insns, 2, NULL);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0 || errno == EINVAL ? -EOPNOTSUPP : -errno;
+}
+
+/*
+ * Another XDP program is attached: ours can run beside it only from
+ * libxdp's dispatcher, which needs freplace programs.
+ */
+static int ld_check_other(const char *ifname, const struct optinc_bpf_maps *m)
+{
+	int err = ld_ext_probe();
+
+	if (!err)
+		return 0;
+	fprintf(stderr, "xdp: %s: XDP program '%s' (id %u) is attached, and this kernel cannot run a second one beside it: libxdp's dispatcher needs freplace (BPF_PROG_TYPE_EXT) programs, and loading one fails: %s. Detach that program first ('xdp-loader unload %s --all' or 'ip link set dev %s xdp off'), or use a kernel that loads freplace programs ('bpftool feature probe' says 'program_type ext is available')\n",
+		ifname, m->other, m->other_id, strerror(-err), ifname, ifname);
+	return -EBUSY;
+}
+
+/* Refuse a second attach of ours; check that ours can join another's. */
 static int ld_check_free(const char *ifname, int ifindex)
 {
 	struct optinc_bpf_maps m;
@@ -183,12 +222,7 @@ static int ld_check_free(const char *ifname, int ifindex)
 	}
 	if (err != -ENOENT)
 		return ld_err(err, ifname, "query attached programs");
-	if (m.other_id) {
-		fprintf(stderr, "xdp: %s: XDP program '%s' (id %u) is attached: detach it first\n",
-			ifname, m.other, m.other_id);
-		return -EBUSY;
-	}
-	return 0;
+	return m.other_id ? ld_check_other(ifname, &m) : 0;
 }
 
 static int ld_tc_attach(const char *ifname, int ifindex, int prog_fd,
@@ -241,12 +275,11 @@ static int ld_cfg_write(const char *ifname, struct optinc_xdp *skel,
 	return err ? ld_err(err, ifname, "write configuration map") : 0;
 }
 
-/* Attach the loaded programs; on failure nothing stays attached. */
-static int ld_attach_progs(const char *ifname, int ifindex,
-			   struct optinc_xdp *skel, const struct optinc_xdp_opts *o,
-			   struct optinc_bpf_cfg *cfg)
+/* Configuration and TC filter; on failure neither stays. */
+static int ld_attach_tc(const char *ifname, int ifindex,
+			struct optinc_xdp *skel, const struct optinc_xdp_opts *o,
+			struct optinc_bpf_cfg *cfg)
 {
-	__u32 mode = o->generic ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
 	int err;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -254,26 +287,54 @@ static int ld_attach_progs(const char *ifname, int ifindex,
 	cfg->dscp = o->dscp;
 	cfg->pcp = o->pcp;
 	cfg->priority = o->priority;
-	err = ld_cfg_write(ifname, skel, cfg);
-	if (err)
-		return err;
 	err = ld_tc_attach(ifname, ifindex,
 			   bpf_program__fd(skel->progs.optinc_tc), cfg);
 	if (err)
 		return err;
 	err = ld_cfg_write(ifname, skel, cfg);	/* with OPTINC_BPF_F_CLSACT */
 	if (err)
-		goto out_tc;
-	err = bpf_xdp_attach(ifindex, bpf_program__fd(skel->progs.optinc_xdp),
-			     mode | XDP_FLAGS_UPDATE_IF_NOEXIST, NULL);
-	if (err) {
-		ld_err(err, ifname, o->generic ? "attach XDP (generic mode)" :
-			"attach XDP (native mode; 'mode generic' if the driver has none)");
-		goto out_tc;
-	}
-	return 0;
-out_tc:
-	ld_tc_detach(ifindex, cfg->flags);
+		ld_tc_detach(ifindex, cfg->flags);
+	return err;
+}
+
+/*
+ * While libxdp loads: warnings only (libbpf's info lines are about the
+ * sections it skips, libxdp's about its own fallbacks).
+ */
+static int ld_libxdp_print(enum libxdp_print_level level, const char *fmt,
+			   va_list ap)
+{
+	return level == LIBXDP_WARN ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+static int ld_libbpf_print(enum libbpf_print_level level, const char *fmt,
+			   va_list ap)
+{
+	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+/*
+ * Our XDP program through libxdp, which loads the whole object: into its
+ * dispatcher where the kernel has freplace (beside the programs there),
+ * else alone on a free interface. Where freplace fails, the dispatcher
+ * cannot load: libxdp is told to skip it rather than fail at it loudly.
+ */
+static int ld_attach_xdp(const char *ifname, int ifindex,
+			 struct xdp_program *xp, const struct optinc_xdp_opts *o)
+{
+	enum xdp_attach_mode mode = o->generic ? XDP_MODE_SKB : XDP_MODE_NATIVE;
+	libxdp_print_fn_t old = libxdp_set_print(ld_libxdp_print);
+	libbpf_print_fn_t old_bpf = libbpf_set_print(ld_libbpf_print);
+	int err;
+
+	if (ld_ext_probe())
+		setenv("LIBXDP_SKIP_DISPATCHER", "1", 0);
+	err = xdp_program__attach(xp, ifindex, mode, 0);
+	libbpf_set_print(old_bpf);
+	libxdp_set_print(old);
+	if (err)
+		ld_err(err, ifname, o->generic ? "attach XDP through libxdp (generic mode)" :
+		       "attach XDP through libxdp (native mode; 'mode generic' if the driver has none)");
 	return err;
 }
 
@@ -282,13 +343,19 @@ out_tc:
  * @ifname: the server's interface towards the switch
  * @o:      mode and tagging
  *
- * XDP (native or generic) and a clsact egress filter; maps and programs
- * pinned in OPTINC_BPF_PIN_DIR/@ifname. Fails when any XDP program (ours
- * too) is attached already. Errors are printed.
+ * XDP (native or generic) through libxdp and a clsact egress filter; maps
+ * and programs pinned in OPTINC_BPF_PIN_DIR/@ifname. Fails when ours is
+ * attached already, and when another XDP program is and the kernel cannot
+ * run ours beside it (libxdp's dispatcher needs freplace). Errors are
+ * printed.
  * Return: 0 or a negative errno.
  */
 int optinc_xdp_attach(const char *ifname, const struct optinc_xdp_opts *o)
 {
+	enum xdp_attach_mode mode = o->generic ? XDP_MODE_SKB : XDP_MODE_NATIVE;
+	DECLARE_LIBXDP_OPTS(xdp_program_opts, xo, .prog_name = OPTINC_BPF_PROG_XDP);
+	libbpf_print_fn_t old;
+	struct xdp_program *xp;
 	struct optinc_xdp *skel;
 	struct optinc_bpf_cfg cfg;
 	int ifindex, err;
@@ -299,25 +366,65 @@ int optinc_xdp_attach(const char *ifname, const struct optinc_xdp_opts *o)
 	err = ld_check_free(ifname, ifindex);
 	if (err)
 		return err;
+	old = libbpf_set_print(ld_libbpf_print);	/* libxdp's section: info */
 	skel = optinc_xdp__open();
+	libbpf_set_print(old);
 	if (!skel)
 		return ld_err(-errno, ifname, "open BPF object");
-	err = optinc_xdp__load(skel);
+	xo.obj = skel->obj;
+	xp = xdp_program__create(&xo);
+	err = libxdp_get_error(xp);
 	if (err) {
-		ld_err(err, ifname, "load BPF programs");
+		ld_err(err, ifname, "libxdp: take the XDP program");
 		goto out_destroy;
 	}
-	err = ld_attach_progs(ifname, ifindex, skel, o, &cfg);
+	err = ld_attach_xdp(ifname, ifindex, xp, o);
 	if (err)
-		goto out_destroy;
+		goto out_close;
+	err = ld_attach_tc(ifname, ifindex, skel, o, &cfg);
+	if (err)
+		goto out_xdp;
 	err = ld_pin(ifname, skel);
-	if (err) {
-		bpf_xdp_detach(ifindex, o->generic ? XDP_FLAGS_SKB_MODE :
-			       XDP_FLAGS_DRV_MODE, NULL);
-		ld_tc_detach(ifindex, cfg.flags);
-	}
+	if (!err)
+		goto out_close;
+	ld_tc_detach(ifindex, cfg.flags);
+out_xdp:
+	xdp_program__detach(xp, ifindex, mode, 0);
+out_close:
+	xdp_program__close(xp);
 out_destroy:
 	optinc_xdp__destroy(skel);
+	return err;
+}
+
+/* Our program out of libxdp's dispatcher; the other programs stay. */
+static int ld_xdp_undispatch(const char *ifname, int ifindex,
+			     const struct optinc_bpf_maps *m)
+{
+	libbpf_print_fn_t old = libbpf_set_print(ld_libbpf_print);
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(ifindex);
+	struct xdp_program *p = NULL;
+	int err = libxdp_get_error(mp);
+
+	if (err) {
+		libbpf_set_print(old);
+		return ld_err(err, ifname, "libxdp: read the dispatcher");
+	}
+	while ((p = xdp_multiprog__next_prog(p, mp)) &&
+	       xdp_program__id(p) != m->xdp_id)
+		;
+	if (!p) {
+		fprintf(stderr, "xdp: %s: libxdp's dispatcher (id %u) runs our program (id %u) but does not list it: its pins under %s/xdp are not visible here (detach where attach ran, outside 'ip netns exec')\n",
+			ifname, m->disp_id, m->xdp_id, OPTINC_BPF_FS);
+		err = -ENOENT;
+	} else {
+		err = xdp_program__detach(p, ifindex,
+					  xdp_multiprog__attach_mode(mp), 0);
+		if (err)
+			ld_err(err, ifname, "libxdp: detach our program from the dispatcher");
+	}
+	xdp_multiprog__close(mp);
+	libbpf_set_print(old);
 	return err;
 }
 
@@ -330,6 +437,8 @@ static int ld_xdp_detach(const char *ifname, int ifindex,
 						     XDP_FLAGS_DRV_MODE;
 	int err;
 
+	if (m->disp_id)
+		return ld_xdp_undispatch(ifname, ifindex, m);
 	opts.old_prog_fd = bpf_prog_get_fd_by_id(m->xdp_id);
 	if (opts.old_prog_fd < 0)
 		return ld_err(-errno, ifname, "get XDP program");
@@ -441,6 +550,7 @@ int optinc_xdp_query(const char *ifname, struct optinc_xdp_info *info)
 		       ld_err(err, ifname, "query attached programs");
 	info->xdp_id = m.xdp_id;
 	info->xdp_mode = m.xdp_mode;
+	info->disp_id = m.disp_id;
 	info->tc_id = m.tc_id;
 	if (m.cfg >= 0)
 		bpf_map_lookup_elem(m.cfg, &zero, &info->cfg);

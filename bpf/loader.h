@@ -15,15 +15,19 @@
  * struct optinc_bpf_maps - the OptINC programs attached to an interface
  * @xdp_id:   our XDP program's id, 0 when none is attached
  * @xdp_mode: XDP_ATTACHED_DRV or XDP_ATTACHED_SKB
+ * @disp_id:  id of libxdp's dispatcher that runs our XDP program, 0 when
+ *            ours is attached directly
  * @tc_id:    our TC egress program's id, 0 when none is attached (found
  *            by the loader only)
- * @other_id: id of another XDP program found on the interface, or 0
+ * @other_id: id of another XDP program (or of a dispatcher without ours)
+ *            found on the interface, or 0
  * @other:    its name
  * @cfg, @jobs, @xsks, @ctrs: map fds, -1 when not found
  */
 struct optinc_bpf_maps {
 	__u32	xdp_id;
 	__u8	xdp_mode;
+	__u32	disp_id;
 	__u32	tc_id;
 	__u32	other_id;
 	char	other[16];
@@ -61,6 +65,7 @@ struct optinc_xdp_info {
 	int	ifindex;
 	__u32	xdp_id;
 	__u8	xdp_mode;
+	__u32	disp_id;
 	__u32	tc_id;
 	struct optinc_bpf_cfg cfg;
 	char	pin_dir[64];	/* "" when not pinned in this mount namespace */

@@ -79,11 +79,40 @@ out:
 	return err;
 }
 
+/*
+ * Our program among the programs libxdp's dispatcher @disp_id runs: the
+ * freplace link whose target is the dispatcher. Links, not libxdp's pins,
+ * since those live in a bpffs. Return: its id, or 0.
+ */
+static __u32 maps_dispatched(__u32 disp_id)
+{
+	struct bpf_link_info li;
+	__u32 id = 0, found = 0, len;
+	char name[16];
+	int fd;
+
+	while (!found && !bpf_link_get_next_id(id, &id)) {
+		fd = bpf_link_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		memset(&li, 0, sizeof(li));
+		len = sizeof(li);
+		if (!bpf_obj_get_info_by_fd(fd, &li, &len) &&
+		    li.type == BPF_LINK_TYPE_TRACING &&
+		    li.tracing.target_obj_id == disp_id &&
+		    !optinc_bpf_prog_maps(li.prog_id, name, NULL) &&
+		    !strcmp(name, OPTINC_BPF_PROG_XDP))
+			found = li.prog_id;
+		close(fd);
+	}
+	return found;
+}
+
 static int maps_xdp(int ifindex, struct optinc_bpf_maps *m)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	char name[16];
-	__u32 id;
+	__u32 id, ours = 0;
 	int err;
 
 	err = bpf_xdp_query(ifindex, 0, &q);
@@ -95,7 +124,12 @@ static int maps_xdp(int ifindex, struct optinc_bpf_maps *m)
 	err = optinc_bpf_prog_maps(id, name, NULL);
 	if (err)
 		return err;
-	if (strcmp(name, OPTINC_BPF_PROG_XDP)) {
+	if (!strcmp(name, OPTINC_BPF_DISPATCHER))
+		ours = maps_dispatched(id);
+	if (ours) {
+		m->disp_id = id;
+		id = ours;
+	} else if (strcmp(name, OPTINC_BPF_PROG_XDP)) {
 		m->other_id = id;
 		memcpy(m->other, name, sizeof(m->other));
 		return 0;

@@ -11,6 +11,7 @@
 /* Object names in the kernel (at most 15 characters each). */
 #define OPTINC_BPF_PROG_XDP	"optinc_xdp"
 #define OPTINC_BPF_PROG_TC	"optinc_tc"
+#define OPTINC_BPF_DISPATCHER	"xdp_dispatcher"	/* libxdp's */
 #define OPTINC_BPF_MAP_CFG	"optinc_cfg"
 #define OPTINC_BPF_MAP_JOBS	"optinc_jobs"
 #define OPTINC_BPF_MAP_XSKS	"optinc_xsks"
@@ -24,6 +25,9 @@
 #define OPTINC_BPF_MAX_QUEUES	64	/* XSKMAP entries: one per rx queue */
 #define OPTINC_BPF_KEEP		0xff	/* dscp/pcp: leave the field alone */
 #define OPTINC_BPF_DSCP_DEF	26	/* AF31, the class RoCE fabrics use */
+
+/* Run priority in libxdp's dispatcher (lower runs first; its default: 50). */
+#define OPTINC_BPF_XDP_PRIO	20
 
 /* The TC filter: clsact egress, this handle and priority. */
 #define OPTINC_BPF_TC_HANDLE	0x4f49

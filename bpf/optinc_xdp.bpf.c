@@ -13,6 +13,7 @@
 #include <linux/udp.h>
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
+#include <xdp/xdp_helpers.h>
 
 #include <optinc/wire.h>
 #include "optinc_bpf.h"
@@ -50,6 +51,16 @@ struct {
 	__type(key, __u32);
 	__type(value, struct optinc_bpf_count);
 } optinc_ctrs SEC(".maps");
+
+/*
+ * Where libxdp's dispatcher runs several XDP programs on one interface:
+ * before the programs of default priority (50), and the next program runs
+ * only on what we pass (frames we redirect or drop are ours).
+ */
+struct {
+	__uint(priority, OPTINC_BPF_XDP_PRIO);
+	__uint(XDP_PASS, 1);
+} XDP_RUN_CONFIG(optinc_xdp);
 
 /* A frame's headers, as far as oi_parse() got. */
 struct oi_pkt {

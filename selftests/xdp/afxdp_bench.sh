@@ -1,15 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # afxdp_bench.sh: the same all-reduce sizes over the afxdp and the udp
-# transport on one testbed with optincd (N ranks), rounds alternating
-# between the two; prints a Markdown table of median times and the ratio.
+# transport on one testbed with optincd (N ranks). Runs are interleaved size
+# by size (afxdp udp, then udp afxdp, ...), so that each afxdp run has a udp
+# run next to it under the same machine load; prints per size the median and
+# spread (min..max) of both times and of the paired ratios udp / afxdp.
 # A benchmark, not a test: run by hand (root), see Documentation/xdp.md.
 #   afxdp_bench.sh [-n N] [-r ROUNDS] [-b MIN] [-e MAX] [-i ITERS]
 . "$(dirname "$0")/lib.sh"
 
 require_root
 require_xdp_tools
-N=4 ROUNDS=3 MINB=4K MAXB=64M ITERS=10
+N=4 ROUNDS=5 MINB=4K MAXB=64M ITERS=10
 while getopts "n:r:b:e:i:" c; do
 	case $c in
 	n) N=$OPTARG ;;
@@ -26,23 +28,29 @@ TB=$(tb_name xbench)
 T_TMP=$(mktemp -d)
 [ -x "$BENCH" ] || { echo "afxdp_bench.sh: $BENCH not built" >&2; exit 1; }
 
+# bytes SIZE: 4K, 64M, 4096 -> bytes
+bytes() {
+	awk -v s="$1" 'BEGIN { m = 1; u = toupper(substr(s, length(s)))
+		if (u == "K") m = 1024; else if (u == "M") m = 1048576; else if (u == "G") m = 1073741824
+		if (m > 1) s = substr(s, 1, length(s) - 1); printf "%d\n", s * m }'
+}
+
 tb_up "$TB" -n "$N" >&2 || exit 1
 for ((r = 0; r < N; r++)); do
 	"$TESTBED" exec --tb "$TB" "$r" "$XDPCTL" xdp attach eth0 || exit 1
 done
 
-# One run: "size time_us" lines of rank 0 into $T_TMP/TRANSPORT.ROUND.
-# A failed run (a busy machine can make a call time out) is tried again once.
+# bench_run TRANSPORT SIZE ROUND: one run of one size; "time_us" of rank 0
+# appended to $T_TMP/TRANSPORT.SIZE. A failed run (a busy machine can make
+# a call time out) is tried again once.
 bench_run() {
-	local t=$1 round=$2 dir=$T_TMP/$1-$2 try
+	local t=$1 s=$2 dir=$T_TMP/run-$1-$2-$3 try
 
 	for try in 1 2; do
-		# shellcheck disable=SC2016
 		OPTINC_TRANSPORT=$t "$TESTBED" run --tb "$TB" -t 600 -o "$dir" \
-			bash -c 'TIMEFORMAT="cpu %3U %3S"; time "$0" "$@"' \
-			"$BENCH" -b "$MINB" -e "$MAXB" -f 4 -n "$ITERS" -w 1 -T 5 \
+			"$BENCH" -b "$s" -e "$s" -f 4 -n "$ITERS" -w 1 -T 5 \
 			>"$dir.out" 2>&1 && break
-		echo "afxdp_bench.sh: $t run $round failed (try $try):" >&2
+		echo "afxdp_bench.sh: $t size $s round $3 failed (try $try):" >&2
 		grep -v '^\[0\] ' "$dir.out" | tail -n 8 >&2
 		[ $try = 2 ] && return 1
 	done
@@ -50,30 +58,45 @@ bench_run() {
 		echo "afxdp_bench.sh: a rank fell back to udp" >&2
 		return 1
 	fi
-	awk '/^ *[0-9]/ { print $1, $3 }' "$dir/rank0.log" >"$T_TMP/$t.$round"
-	awk '/^cpu / { s += $2 + $3 } END { print s }' "$dir"/rank*.log >>"$T_TMP/$t.cpu"
+	awk -v s="$s" '/^ *[0-9]/ && $1 == s { print $3 }' "$dir/rank0.log" >>"$T_TMP/$t.$s"
+	rm -rf "$dir" "$dir.out"
 }
 
+SIZES=""
+for ((s = $(bytes "$MINB"); s <= $(bytes "$MAXB"); s *= 4)); do
+	SIZES="$SIZES $s"
+done
+start=$SECONDS
 for ((i = 0; i < ROUNDS; i++)); do
-	bench_run afxdp "$i" && bench_run udp "$i" || exit 1
+	for s in $SIZES; do
+		if ((i % 2 == 0)); then
+			bench_run afxdp "$s" "$i" && bench_run udp "$s" "$i" || exit 1
+		else
+			bench_run udp "$s" "$i" && bench_run afxdp "$s" "$i" || exit 1
+		fi
+	done
 done
 
-# Median over the rounds of each size's time.
-median() {
-	cat "$T_TMP/$1".* | awk -v s="$2" '$1 == s { print $2 }' | sort -g |
-		awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+# stats FILE: "median min max" of the numbers in FILE, one a line.
+stats() {
+	sort -g "$1" | awk '{ v[NR] = $1 } END {
+		m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		print m, v[1], v[NR] }'
 }
 
-echo "| size (B) | afxdp time (us) | udp time (us) | udp / afxdp |"
+echo "| size (B) | afxdp us median (min..max) | udp us median (min..max) | udp / afxdp paired median (min..max) |"
 echo "|---:|---:|---:|---:|"
-for s in $(awk '{ print $1 }' "$T_TMP/afxdp.0"); do
-	a=$(median afxdp "$s")
-	u=$(median udp "$s")
-	awk -v s="$s" -v a="$a" -v u="$u" \
-		'BEGIN { printf "| %d | %.1f | %.1f | %.2f |\n", s, a, u, u / a }'
+for s in $SIZES; do
+	paste "$T_TMP/afxdp.$s" "$T_TMP/udp.$s" | awk '{ print $2 / $1 }' >"$T_TMP/ratio.$s"
+	paste "$T_TMP/afxdp.$s" "$T_TMP/udp.$s" | awk '{ print log($2 / $1) }' >>"$T_TMP/logratio"
+	read -r am amin amax < <(stats "$T_TMP/afxdp.$s")
+	read -r um umin umax < <(stats "$T_TMP/udp.$s")
+	read -r rm rmin rmax < <(stats "$T_TMP/ratio.$s")
+	printf "| %d | %.0f (%.0f..%.0f) | %.0f (%.0f..%.0f) | %.2f (%.2f..%.2f) |\n" \
+		"$s" "$am" "$amin" "$amax" "$um" "$umin" "$umax" "$rm" "$rmin" "$rmax"
 done
 echo
-echo "N = $N, $ROUNDS rounds each (medians), $ITERS timed calls per size, float32 avg, 8 bits."
-echo "CPU time of the $N ranks for a whole run (all sizes, user + system, median):" \
-	"afxdp $(sort -g "$T_TMP/afxdp.cpu" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }') s," \
-	"udp $(sort -g "$T_TMP/udp.cpu" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }') s."
+awk '{ s += $1 } END { printf "Geometric mean of all paired ratios udp / afxdp: %.2f (%d pairs)\n", exp(s / NR), NR }' \
+	"$T_TMP/logratio"
+echo "N = $N, $ROUNDS interleaved rounds (order alternating), $ITERS timed calls per run," \
+	"float32 avg, 8 bits; $((SECONDS - start)) s; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."

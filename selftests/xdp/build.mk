@@ -23,7 +23,16 @@ $(XDP_XPORT): $(XDPT_DIR)/xport_afxdp.o $(XDP_XPORT_OBJS) $(CORE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BPF_LDLIBS)
 
-XDP_TESTS := selftests/xdp/xdp_prog.sh selftests/xdp/afxdp_testbed.sh
+# another party's XDP program, for xdp_coexist.sh
+XDP_OTHER := $(XDPT_DIR)/xdp_other.bpf.o
 
-ALL_TARGETS += $(XDPCTL) $(XDP_FRAMES) $(XDP_XPORT)
+$(XDP_OTHER): selftests/xdp/xdp_other.bpf.c
+	$(call msg,BPF,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
+
+XDP_TESTS := selftests/xdp/xdp_prog.sh selftests/xdp/xdp_coexist.sh \
+	     selftests/xdp/afxdp_testbed.sh
+
+ALL_TARGETS += $(XDPCTL) $(XDP_FRAMES) $(XDP_XPORT) $(XDP_OTHER)
 TEST_PROGS += $(XDP_TESTS)

@@ -207,6 +207,8 @@ static void xdp_show_progs(struct xdp_out *o, const struct optinc_xdp_info *in)
 	xo_open(o, "xdp", '{', NULL);
 	xo_str(o, "mode", " xdp %s", in->xdp_id ? mode : NULL);
 	xo_u64(o, "id", " id %llu", in->xdp_id);
+	if (in->disp_id)
+		xo_u64(o, "dispatcher", " (libxdp dispatcher id %llu)", in->disp_id);
 	xo_close(o, '}', NULL);
 	xo_open(o, "tc", '{', NULL);
 	xo_u64(o, "id", " tc egress id %llu\n", in->tc_id);
