@@ -31,8 +31,10 @@ $(XDP_OTHER): selftests/xdp/xdp_other.bpf.c
 	@mkdir -p $(dir $@)
 	$(Q)$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
+# coexist-vm: the dispatcher path on Debian's kernel, which (unlike this
+# machine's) loads freplace programs
 XDP_TESTS := selftests/xdp/xdp_prog.sh selftests/xdp/xdp_coexist.sh \
-	     selftests/xdp/afxdp_testbed.sh
+	     selftests/xdp/afxdp_testbed.sh selftests/xdp/coexist-vm
 
 ALL_TARGETS += $(XDPCTL) $(XDP_FRAMES) $(XDP_XPORT) $(XDP_OTHER)
 TEST_PROGS += $(XDP_TESTS)
