@@ -137,12 +137,15 @@ static void pipe_arm(struct optinc_comm *c, struct optinc_pending *pd,
 /*
  * A frame is overdue once its timeout has passed since it was sent and
  * since the last result came: while results flow, the frames behind are
- * queued, not lost (a window sent in one burst drains one by one).
+ * queued, not lost (a window sent in one burst drains one by one). A frame
+ * the switch holds waits twice as long: the rank whose contribution is
+ * missing goes first, and its completing the slot answers us too.
  */
 static __u64 pipe_due(const struct pipe_state *ps,
 		      const struct optinc_pending *pd)
 {
-	return OPTINC_MAX(pd->sent_us, ps->rx_us) + pd->backoff_us;
+	return OPTINC_MAX(pd->sent_us, ps->rx_us) +
+	       ((__u64)pd->backoff_us << pd->held);
 }
 
 /* Send every frame the window allows. */
@@ -305,14 +308,14 @@ static int pipe_sent_before(const struct optinc_pending *pd,
 
 /*
  * Fast retransmission. A switch's result @m for frame @i hints, for each
- * earlier frame, whether the switch holds our contribution and waits for
- * other ranks (held: wait), or lost it or already sent its result (go
- * again now). The switch sends the result after it has our frame @i, so
- * the hint covers the frames sent before @i's first transmission.
- * Without a hint (an older switch), the switch answers in the order slots
- * complete and every rank's frames reach it in the order they were sent,
- * so after OPTINC_FAST_RETX results of frames sent after frame j, j goes
- * again without waiting for its timeout.
+ * other frame, whether the switch holds our contribution and waits for
+ * other ranks (held: wait longer), or, for a frame sent before @i, lost it
+ * or already sent its result (go again now). The switch sends the result
+ * after it has our frame @i, so the hint covers the frames sent before
+ * @i's first transmission. Without a hint (an older switch), the switch
+ * answers in the order slots complete and every rank's frames reach it in
+ * the order they were sent, so after OPTINC_FAST_RETX results of frames
+ * sent after frame j, j goes again without waiting for its timeout.
  */
 static void pipe_fast(struct optinc_comm *c, const struct pipe_state *ps,
 		      const struct optinc_pending *got, __u32 i,
@@ -320,22 +323,20 @@ static void pipe_fast(struct optinc_comm *c, const struct pipe_state *ps,
 {
 	struct optinc_pending *pd;
 	__u32 j;
+	int lost;
 
-	for (j = ps->low; j < i; j++) {
+	for (j = ps->low; j < ps->next; j++) {
 		pd = &c->pend[j % c->window];
-		if (pd->done || !pipe_sent_before(pd, got))
+		if (pd->done || (j < i && !pipe_sent_before(pd, got)))
 			continue;
-		switch (optinc_hint_lost(m, ps->seq0 + j)) {
-		case 1:
+		lost = optinc_hint_lost(m, ps->seq0 + j);
+		if (lost == 0) {
+			pd->held = 1;
+		} else if (lost == 1) {
 			pd->kick = 1;
 			pd->held = 0;
-			break;
-		case 0:
-			pd->held = 1;
-			break;
-		default:
-			if (++pd->later >= OPTINC_FAST_RETX)
-				pd->kick = 1;
+		} else if (j < i && ++pd->later >= OPTINC_FAST_RETX) {
+			pd->kick = 1;
 		}
 	}
 }

@@ -54,18 +54,18 @@
  * Retransmission hint of a RESULT frame, for the member it is sent to, in
  * fields that version 1 left 0 and every receiver ignores (so no version
  * change: an old rank ignores the hint, a new rank sees that an old switch
- * sent none). With O the oldest seq in (seq - window, seq) whose slot is
- * still aggregating (waiting for a contribution):
- *   aux       OPTINC_HINT_ON | (seq - O), or OPTINC_HINT_ON alone if no
- *             such slot: every slot before seq is complete or unused;
- *   size:rsvd held bitmap (size the high half): bit k set when slot
- *             O + k is still aggregating and holds this member's
- *             contribution; k < OPTINC_HINT_SPAN.
- * A member whose frame X < seq (sent before seq) has no result retransmits
- * it unless it is held: then its contribution, or its result, was lost.
+ * sent none). O is the oldest seq in (seq - window, seq) whose slot still
+ * waits for a contribution, or seq + 1 if there is none:
+ *   aux       OPTINC_HINT_ON | ((seq - O) & OPTINC_HINT_DIST); the distance
+ *             is 1 .. window - 1, or OPTINC_HINT_DIST for O = seq + 1;
+ *   size:rsvd held bitmap (size the high half): bit k set when slot O + k
+ *             waits and holds this member's contribution.
+ * A member's frame X < seq, sent before seq, without its result: if held,
+ * another member's contribution is missing; else X or its result was lost
+ * (retransmit now). A frame X > seq that is held is at the switch.
  */
 #define OPTINC_HINT_ON		0x8000
-#define OPTINC_HINT_DIST	0x7fff	/* seq - O; window <= 4096 fits */
+#define OPTINC_HINT_DIST	0x7fff	/* seq - O, 15 bits; window <= 4096 */
 #define OPTINC_HINT_SPAN	32	/* seqs O .. O + 31 in the bitmap */
 
 #define OPTINC_RANK_SWITCH	0xffff	/* rank field of frames from a switch */

@@ -160,24 +160,23 @@ static void agg_advance(struct optinc_job *job, __u32 upto)
  * @job:  the job
  * @seq:  the result's seq
  * @rank: the member it goes to
- * @m:    the RESULT message: aux and held are set
+ * @m:    the RESULT message: aux and held are set (wire.h)
  */
 void optinc_job_hint(const struct optinc_job *job, __u32 seq, __u16 rank,
 		     struct optinc_msg *m)
 {
-	__u32 o = job->low, d = seq - o, k;
+	__u32 o = job->low, k;
 	const struct optinc_slot *s;
 
-	m->aux = OPTINC_HINT_ON;
 	m->held = 0;
 	if (!optinc_seq_after(seq, o))
-		return;
-	if (d >= job->window || rank >= OPTINC_MAX_MEMBERS) {
+		o = seq + 1;	/* no slot before seq waits */
+	else if (seq - o >= job->window || rank >= OPTINC_MAX_MEMBERS) {
 		m->aux = 0;	/* cannot happen; send no hint rather than a wrong one */
 		return;
 	}
-	m->aux |= (__u16)d;
-	for (k = 0; k < OPTINC_HINT_SPAN && k < d; k++) {
+	m->aux = OPTINC_HINT_ON | ((seq - o) & OPTINC_HINT_DIST);
+	for (k = 0; k < OPTINC_HINT_SPAN; k++) {
 		s = agg_copy(job, o + k);
 		if (agg_waiting(s, o + k) && (s->bitmap >> rank & 1))
 			m->held |= 1u << k;

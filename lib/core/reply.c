@@ -89,9 +89,10 @@ void optinc_nack(const struct optinc_msg *req, enum optinc_drop why,
 }
 
 /**
- * optinc_hint_lost() - what a RESULT's hint says of an earlier frame
+ * optinc_hint_lost() - what a RESULT's hint says of another frame
  * @res: a RESULT for this member
- * @seq: a frame of this member sent before res->seq's, without its result
+ * @seq: a frame of this member without its result; if before res->seq,
+ *       sent before res->seq's frame
  *
  * Return: 1 if the frame or its result was lost (retransmit it now), 0 if
  * the switch holds the contribution and waits for other members, -1 if
@@ -99,13 +100,17 @@ void optinc_nack(const struct optinc_msg *req, enum optinc_drop why,
  */
 int optinc_hint_lost(const struct optinc_msg *res, __u32 seq)
 {
-	__u32 o = res->seq - (res->aux & OPTINC_HINT_DIST), k = seq - o;
+	__u32 d = res->aux & OPTINC_HINT_DIST, o, k;
+	int held;
 
-	if (!(res->aux & OPTINC_HINT_ON) || !optinc_seq_after(res->seq, seq))
+	if (!(res->aux & OPTINC_HINT_ON) || !d || seq == res->seq)
 		return -1;
-	if (!(res->aux & OPTINC_HINT_DIST) || optinc_seq_after(o, seq))
+	o = d == OPTINC_HINT_DIST ? res->seq + 1 : res->seq - d;
+	k = seq - o;
+	held = k < OPTINC_HINT_SPAN && (res->held >> k & 1);
+	if (!optinc_seq_after(res->seq, seq))
+		return held ? 0 : -1;	/* after it: not there yet, or lost */
+	if (optinc_seq_after(o, seq))
 		return 1;
-	if (k >= OPTINC_HINT_SPAN)
-		return -1;
-	return !(res->held >> k & 1);
+	return k < OPTINC_HINT_SPAN ? !held : -1;
 }

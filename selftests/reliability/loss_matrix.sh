@@ -6,7 +6,7 @@
 # results must hash the same as the clean run's; the ranks' counters show
 # retransmissions, optincd's show the duplicates it refused.
 # selftests/net/allreduce.sh already covers 5 % loss with 5 % duplication.
-# LOSS_N (ranks), LOSS_CALLS and LOSS_CASES ("clean;loss 5;...") choose
+# LOSS_N (ranks), LOSS_CALLS, LOSS_COUNT (values per call) and LOSS_CASES ("clean;loss 5;...") choose
 # another matrix, e.g. to measure retransmissions per slot at N = 8.
 #
 # Impairments are set on the servers' eth0 while the testbed runs: loss
@@ -19,6 +19,7 @@
 require_root
 N=${LOSS_N:-3}
 CALLS=${LOSS_CALLS:-30}
+COUNT=${LOSS_COUNT:-20000}
 RANK=$O/selftests/reliability/rel_rank
 TB=$(tb_name rlm)
 CASES=("clean" "loss 1" "loss 20" "reorder 20" "dup 5" "loss 20 reorder 20 dup 5")
@@ -116,7 +117,7 @@ run_case() {
 	done
 	read -ra c0 < <(sw_counts)
 	t0=$(date +%s.%N)
-	"$TESTBED" run --tb "$TB" -t 100 -o "$dir" "$RANK" -n "$CALLS" -t 90 -c 20000 \
+	"$TESTBED" run --tb "$TB" -t 100 -o "$dir" "$RANK" -n "$CALLS" -t 90 -c "$COUNT" \
 		>/dev/null 2>&1
 	secs=$(awk "BEGIN { printf \"%.2f\", $(date +%s.%N) - $t0 }")
 	read -ra c1 < <(sw_counts)
