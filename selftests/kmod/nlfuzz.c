@@ -5,8 +5,9 @@
  * command: well-formed ones with random values, then mutated (attributes
  * dropped, repeated, of random type or length, nested, truncated, with
  * huge values), raw random payloads, batches, and truth-table uploads in
- * and out of order. Every -k messages a valid dump must still answer.
- * Prints the counts; exit status 0 when the family stayed alive.
+ * and out of order. Every -k messages a valid dump must still answer;
+ * at the end, every switch left is deleted with valid requests. Prints
+ * the counts; exit status 0 when the family stayed alive.
  */
 #include <endian.h>
 #include <errno.h>
@@ -368,6 +369,64 @@ static int fz_alive(struct fz *f, uint8_t cmd)
 	return !fz_request(f, f->family, cmd, NULL) && fz_drain(f, 1);
 }
 
+/* Names of all switches (a valid dump), into @names; Return: how many. */
+static int fz_switch_names(struct fz *f, char (*names)[OPTINC_NAME_LEN], int max)
+{
+	struct nlmsghdr *nh;
+	struct nlattr *a;
+	int n = 0, left, alen;
+	ssize_t r;
+
+	if (fz_request(f, f->family, OPTINC_CMD_SWITCH_GET, NULL))
+		return -1;
+	for (;;) {
+		r = recv(f->fd, f->rx, sizeof(f->rx), 0);
+		if (r < 0)
+			return -1;
+		left = (int)r;
+		for (nh = (struct nlmsghdr *)f->rx; NLMSG_OK(nh, left);
+		     nh = NLMSG_NEXT(nh, left)) {
+			if (nh->nlmsg_type == NLMSG_DONE)
+				return n;
+			if (nh->nlmsg_type != f->family)
+				return -1;
+			alen = (int)nh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+			a = (struct nlattr *)((uint8_t *)NLMSG_DATA(nh) + GENL_HDRLEN);
+			for (; alen >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN;
+			     alen -= NLA_ALIGN(a->nla_len),
+			     a = (struct nlattr *)((uint8_t *)a + NLA_ALIGN(a->nla_len)))
+				if (a->nla_type == OPTINC_A_SWITCH_NAME && n < max &&
+				    a->nla_len - NLA_HDRLEN <= OPTINC_NAME_LEN)
+					memcpy(names[n++], a + 1, a->nla_len - NLA_HDRLEN);
+		}
+	}
+}
+
+/* Delete every switch with valid requests: each must be acked. */
+static int fz_cleanup(struct fz *f)
+{
+	static char names[1024][OPTINC_NAME_LEN];
+	struct nlmsghdr *nh = (struct nlmsghdr *)f->tx;
+	int n = fz_switch_names(f, names, 1024), i, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		memset(f->tx, 0, NLMSG_HDRLEN + GENL_HDRLEN);
+		nh->nlmsg_type = f->family;
+		nh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+		nh->nlmsg_seq = ++f->seq;
+		((struct genlmsghdr *)NLMSG_DATA(nh))->cmd = OPTINC_CMD_SWITCH_DEL;
+		f->len = NLMSG_HDRLEN + GENL_HDRLEN;
+		fz_put(f, OPTINC_A_SWITCH_NAME, names[i], (uint32_t)strlen(names[i]) + 1);
+		nh->nlmsg_len = f->len;
+		if (fz_send(f) || recv(f->fd, f->rx, sizeof(f->rx), 0) < 0 ||
+		    ((struct nlmsghdr *)f->rx)->nlmsg_type != NLMSG_ERROR ||
+		    ((struct nlmsgerr *)NLMSG_DATA((struct nlmsghdr *)f->rx))->error)
+			bad++;
+	}
+	printf("nlfuzz: %d switches left, deleted with %d errors\n", n, bad);
+	return n < 0 || bad ? -1 : 0;
+}
+
 /* The family's id, from the controller. */
 static int fz_family(struct fz *f)
 {
@@ -491,6 +550,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("nlfuzz: %lu liveness dumps answered\n", alive + 1);
+	if (fz_cleanup(&f)) {
+		printf("FAIL: deleting the switches left by the fuzzing\n");
+		return 1;
+	}
 	printf("PASS\n");
 	return 0;
 }
