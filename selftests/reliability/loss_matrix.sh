@@ -6,8 +6,9 @@
 # results must hash the same as the clean run's; the ranks' counters show
 # retransmissions, optincd's show the duplicates it refused.
 # selftests/net/allreduce.sh already covers 5 % loss with 5 % duplication.
-# LOSS_N (ranks), LOSS_CALLS, LOSS_COUNT (values per call) and LOSS_CASES ("clean;loss 5;...") choose
-# another matrix, e.g. to measure retransmissions per slot at N = 8.
+# LOSS_N (ranks), LOSS_CALLS, LOSS_COUNT (values per call) and LOSS_CASES
+# ("clean;loss 5;...") choose another matrix, e.g. to measure
+# retransmissions per slot at N = 8.
 #
 # Impairments are set on the servers' eth0 while the testbed runs: loss
 # and duplication with nftables (this needs no sch_netem), reordering by
