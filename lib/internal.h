@@ -92,6 +92,7 @@ struct optinc_pending {
 	int resent;	/* retransmitted: its round trip is no sample (Karn) */
 	int later;	/* results of frames sent after it, since it was sent */
 	int kick;	/* re-send now: later results say it was lost */
+	int held;	/* a result's hint: the switch has it, others are missing */
 };
 
 /* Round-trip estimate (Jacobson/Karels) that sets the first timeout. */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-3-Clause)
 /*
  * Sending a phase's frames through the switch: a sliding window of frames
- * in flight, results matched to frames by seq, retransmission (fast after
- * later results, else on an adaptive timeout with exponential back-off;
- * Documentation/library.md, "Reliability"). Frame seq0 + i may go out
+ * in flight, results matched to frames by seq, retransmission (at once when
+ * a later result's hint says a frame or its result was lost, else on an
+ * adaptive timeout with exponential back-off; Documentation/library.md,
+ * "Reliability"). Frame seq0 + i may go out
  * once frame i - window is done, which is what lets the switch reuse a
  * slot's other copy (CONTRACT.md).
  */
@@ -129,18 +130,22 @@ static void pipe_arm(struct optinc_comm *c, struct optinc_pending *pd,
 	pd->resent = 0;
 	pd->later = 0;
 	pd->kick = 0;
+	pd->held = 0;
 	pd->backoff_us = c->rtt.rto_us ? c->rtt.rto_us : 1000 * c->cfg.retx_ms;
 }
 
 /*
  * A frame is overdue once its timeout has passed since it was sent and
  * since the last result came: while results flow, the frames behind are
- * queued, not lost (a window sent in one burst drains one by one).
+ * queued, not lost (a window sent in one burst drains one by one). A frame
+ * the switch holds waits twice as long: the rank whose contribution is
+ * missing goes first, and its completing the slot answers us too.
  */
 static __u64 pipe_due(const struct pipe_state *ps,
 		      const struct optinc_pending *pd)
 {
-	return OPTINC_MAX(pd->sent_us, ps->rx_us) + pd->backoff_us;
+	return OPTINC_MAX(pd->sent_us, ps->rx_us) +
+	       ((__u64)pd->backoff_us << pd->held);
 }
 
 /* Send every frame the window allows. */
@@ -174,7 +179,9 @@ static int pipe_timeout(struct optinc_comm *c, __u32 seq)
  * frame without a result after all that have one. Frames behind that one
  * wait: with nothing coming back, one frame probes whether the switch or
  * a slow rank holds things up, instead of the whole window going again.
- * Any frame fails when it is timeout_ms old.
+ * A hole the switch holds (its hint) waits too, unless it is the oldest:
+ * another rank's frame is missing there. Any frame fails when it is
+ * timeout_ms old.
  */
 static __u64 pipe_when(const struct optinc_comm *c,
 		       const struct pipe_state *ps, __u32 i)
@@ -184,7 +191,7 @@ static __u64 pipe_when(const struct optinc_comm *c,
 
 	if (pd->kick)
 		return 0;
-	if (i > OPTINC_MAX(ps->hi, ps->low))
+	if (i > OPTINC_MAX(ps->hi, ps->low) || (pd->held && i != ps->low))
 		return give_up;
 	return OPTINC_MIN(pipe_due(ps, pd), give_up);
 }
@@ -291,25 +298,46 @@ static int pipe_check(struct optinc_comm *c, const struct optinc_phase *p,
 	return 0;
 }
 
+/* Was @pd last sent before the frame @got whose result came? */
+static int pipe_sent_before(const struct optinc_pending *pd,
+			    const struct optinc_pending *got)
+{
+	return got->first_us > pd->sent_us ||
+	       (got->first_us == pd->sent_us && !pd->resent);
+}
+
 /*
- * Fast retransmission: the switch answers in the order slots complete and
- * every rank's frames reach it in the order they were sent, so results of
- * frames sent after frame j while j has none mean that one of j's frames
- * or its result was lost; after OPTINC_FAST_RETX of them j goes again
- * without waiting for its timeout.
+ * Fast retransmission. A switch's result @m for frame @i hints, for each
+ * other frame, whether the switch holds our contribution and waits for
+ * other ranks (held: wait longer), or, for a frame sent before @i, lost it
+ * or already sent its result (go again now). The switch sends the result
+ * after it has our frame @i, so the hint covers the frames sent before
+ * @i's first transmission. Without a hint (an older switch), the switch
+ * answers in the order slots complete and every rank's frames reach it in
+ * the order they were sent, so after OPTINC_FAST_RETX results of frames
+ * sent after frame j, j goes again without waiting for its timeout.
  */
 static void pipe_fast(struct optinc_comm *c, const struct pipe_state *ps,
-		      const struct optinc_pending *got, __u32 i)
+		      const struct optinc_pending *got, __u32 i,
+		      const struct optinc_msg *m)
 {
 	struct optinc_pending *pd;
 	__u32 j;
+	int lost;
 
-	for (j = ps->low; j < i; j++) {
+	for (j = ps->low; j < ps->next; j++) {
 		pd = &c->pend[j % c->window];
-		if (pd->done || got->sent_us < pd->sent_us)
+		if (pd->done || (j < i && !pipe_sent_before(pd, got)))
 			continue;
-		if (++pd->later >= OPTINC_FAST_RETX)
+		lost = optinc_hint_lost(m, ps->seq0 + j);
+		if (lost == 0) {
+			pd->held = 1;
+		} else if (lost == 1) {
 			pd->kick = 1;
+			pd->held = 0;
+		} else if (j < i && ++pd->later >= OPTINC_FAST_RETX) {
+			pd->kick = 1;
+		}
 	}
 }
 
@@ -346,7 +374,7 @@ static int pipe_rx(struct optinc_comm *c, const struct optinc_phase *p,
 	p->take(p, i, pipe_frame_n(p, i), &m);
 	pd->done = 1;
 	pipe_rtt_update(c, ps, pd);
-	pipe_fast(c, ps, pd, i);
+	pipe_fast(c, ps, pd, i, &m);
 	ps->hi = OPTINC_MAX(ps->hi, i + 1);
 	while (ps->low < ps->next && c->pend[ps->low % c->window].done)
 		ps->low++;

@@ -45,6 +45,7 @@ struct optinc_msg {
 	__u8	type, op, flags, bits, nscale;
 	__u16	job, rank, slot, count, block, aux, size;
 	__u32	token, seq;
+	__u32	held;		/* RESULT: hint bitmap (size:rsvd on the wire) */
 	const __s8 *scales;	/* nscale exponents */
 	const __u8 *elems;	/* count elements of bits each */
 	__u32	elems_len;	/* count * bits / 8 */
@@ -161,6 +162,7 @@ struct optinc_job {
 	__u8	mode;		/* OPTINC_MODE_* */
 	const struct optinc_table *table;	/* for ONN mode, N and B = 8 */
 	__u64	joined;		/* bitmap of registered members */
+	__u32	low;		/* no slot in range before it aggregates (hints) */
 	struct optinc_member members[OPTINC_MAX_MEMBERS];
 	struct optinc_slot *slots;	/* 2 * window */
 };
@@ -195,6 +197,9 @@ void optinc_job_ack(const struct optinc_job *job, __u16 rank,
 void optinc_nack(const struct optinc_msg *req, enum optinc_drop why,
 		 struct optinc_msg *m);
 int optinc_job_complete(const struct optinc_job *job);
+void optinc_job_hint(const struct optinc_job *job, __u32 seq, __u16 rank,
+		     struct optinc_msg *m);
+int optinc_hint_lost(const struct optinc_msg *res, __u32 seq);
 __u8 optinc_job_kind(const struct optinc_job *job, __u8 op, __u8 bits);
 
 /*

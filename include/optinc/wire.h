@@ -50,6 +50,24 @@
 #define OPTINC_NACK_BAD_RANK	2	/* rank >= job size */
 #define OPTINC_NACK_BAD_SHAPE	3	/* bits/op not served by the job */
 
+/*
+ * Retransmission hint of a RESULT frame, for the member it is sent to, in
+ * fields that version 1 left 0 and every receiver ignores (so no version
+ * change: an old rank ignores the hint, a new rank sees that an old switch
+ * sent none). O is the oldest seq in (seq - window, seq) whose slot still
+ * waits for a contribution, or seq + 1 if there is none:
+ *   aux       OPTINC_HINT_ON | ((seq - O) & OPTINC_HINT_DIST); the distance
+ *             is 1 .. window - 1, or OPTINC_HINT_DIST for O = seq + 1;
+ *   size:rsvd held bitmap (size the high half): bit k set when slot O + k
+ *             waits and holds this member's contribution.
+ * A member's frame X < seq, sent before seq, without its result: if held,
+ * another member's contribution is missing; else X or its result was lost
+ * (retransmit now). A frame X > seq that is held is at the switch.
+ */
+#define OPTINC_HINT_ON		0x8000
+#define OPTINC_HINT_DIST	0x7fff	/* seq - O, 15 bits; window <= 4096 */
+#define OPTINC_HINT_SPAN	32	/* seqs O .. O + 31 in the bitmap */
+
 #define OPTINC_RANK_SWITCH	0xffff	/* rank field of frames from a switch */
 #define OPTINC_MAX_MEMBERS	64	/* member bitmap is one 64-bit word */
 #define OPTINC_MAX_SCALES	64	/* per-block scales in one frame */
@@ -71,9 +89,11 @@
  * @bits:    bits per element: 8, 16 or 32
  * @nscale:  per-block scales before the elements (AVG/SUM only)
  * @block:   elements per scale block (the last block may be shorter)
- * @aux:     JOIN_ACK: members joined so far; NACK: reason
- * @size:    JOIN_ACK: job size (members); otherwise 0
- * @rsvd:    0
+ * @aux:     JOIN_ACK: members joined so far; NACK: reason;
+ *           RESULT: retransmission hint (OPTINC_HINT_ON | distance)
+ * @size:    JOIN_ACK: job size (members); RESULT: held bitmap, high half;
+ *           otherwise 0
+ * @rsvd:    RESULT: held bitmap, low half; otherwise 0
  *
  * Payload: @nscale signed 8-bit exponents, padded with zeros to a multiple
  * of 4 bytes, then @count elements of @bits each. A block's values are

@@ -6,6 +6,12 @@
  * only after it has the result of seq, so when seq + W arrives in a copy,
  * every rank already has the result of seq - W that the copy held, while
  * the other copy keeps the result of seq for ranks that lost it.
+ *
+ * Results also tell each member which recent slots still wait and hold its
+ * contribution (wire.h, "retransmission hint"), so that only the members
+ * whose contribution or result was lost retransmit. job->low keeps the
+ * oldest such slot: every seq in (newest complete - window, low) is done
+ * or unused.
  */
 #include <optinc/core.h>
 #include "compat.h"
@@ -60,6 +66,7 @@ void optinc_job_reset(struct optinc_job *job)
 	__u32 i;
 
 	job->joined = 0;
+	job->low = 0;
 	for (i = 0; i < 2u * job->window; i++) {
 		job->slots[i].valid = 0;
 		job->slots[i].done = 0;
@@ -118,6 +125,62 @@ static enum optinc_verdict agg_join(struct optinc_job *job,
 	mb->nonce = m->seq;
 	job->joined |= bit;
 	return OPTINC_V_JOIN_ACK;
+}
+
+/* The copy that holds, or would hold, @seq. */
+static struct optinc_slot *agg_copy(const struct optinc_job *job, __u32 seq)
+{
+	return &job->slots[2u * (seq % job->window) + ((seq / job->window) & 1)];
+}
+
+/* Is a slot aggregating @seq: started and still waiting for members? */
+static int agg_waiting(const struct optinc_slot *s, __u32 seq)
+{
+	return s->valid && !s->done && s->seq == seq;
+}
+
+/*
+ * After @upto completed: move job->low to the oldest seq in
+ * (upto - window, upto) whose slot waits, or to upto. It moves back only
+ * when a slot older than it starts, so this is O(1) amortised.
+ */
+static void agg_advance(struct optinc_job *job, __u32 upto)
+{
+	__u32 first = upto - job->window + 1;
+
+	if (upto - job->low >= job->window)
+		job->low = first;
+	while (optinc_seq_after(upto, job->low) &&
+	       !agg_waiting(agg_copy(job, job->low), job->low))
+		job->low++;
+}
+
+/**
+ * optinc_job_hint() - a RESULT's retransmission hint for one member
+ * @job:  the job
+ * @seq:  the result's seq
+ * @rank: the member it goes to
+ * @m:    the RESULT message: aux and held are set (wire.h)
+ */
+void optinc_job_hint(const struct optinc_job *job, __u32 seq, __u16 rank,
+		     struct optinc_msg *m)
+{
+	__u32 o = job->low, k;
+	const struct optinc_slot *s;
+
+	m->held = 0;
+	if (!optinc_seq_after(seq, o))
+		o = seq + 1;	/* no slot before seq waits */
+	else if (seq - o >= job->window || rank >= OPTINC_MAX_MEMBERS) {
+		m->aux = 0;	/* cannot happen; send no hint rather than a wrong one */
+		return;
+	}
+	m->aux = OPTINC_HINT_ON | ((seq - o) & OPTINC_HINT_DIST);
+	for (k = 0; k < OPTINC_HINT_SPAN; k++) {
+		s = agg_copy(job, o + k);
+		if (agg_waiting(s, o + k) && (s->bitmap >> rank & 1))
+			m->held |= 1u << k;
+	}
 }
 
 static int agg_same_shape(const struct optinc_slot *s, const struct optinc_msg *m)
@@ -185,6 +248,8 @@ static enum optinc_verdict agg_data(struct optinc_job *job,
 	*slot = s;
 	if (!s->valid || optinc_seq_after(m->seq, s->seq)) {
 		agg_start(s, m, kind);
+		if (optinc_seq_after(job->low, m->seq))
+			job->low = m->seq;
 	} else {
 		*why = OPTINC_DROP_STALE;
 		if (m->seq != s->seq)
@@ -206,6 +271,7 @@ static enum optinc_verdict agg_data(struct optinc_job *job,
 	s->res_len = optinc_acc_finish(kind, s->acc, s->count, job->size,
 				       job->table, s->res);
 	s->done = 1;
+	agg_advance(job, m->seq);
 	return OPTINC_V_COMPLETE;
 }
 

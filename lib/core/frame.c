@@ -154,6 +154,7 @@ enum optinc_drop optinc_msg_parse(const void *buf, __u32 len,
 	m->block = oi_get16(p + 24);
 	m->aux = oi_get16(p + 26);
 	m->size = oi_get16(p + 28);
+	m->held = m->type == OPTINC_T_RESULT ? oi_get32(p + 28) : 0;
 	m->scales = (const __s8 *)(p + OPTINC_HDR_LEN);
 	m->elems = p + OPTINC_HDR_LEN + OPTINC_SCALES_LEN(m->nscale);
 	m->elems_len = 0;
@@ -163,7 +164,10 @@ enum optinc_drop optinc_msg_parse(const void *buf, __u32 len,
 	return frame_shape(m, len - OPTINC_HDR_LEN);
 }
 
-/* Write @m's header fields (not the payload) in network order. */
+/*
+ * Write @m's header fields (not the payload) in network order; a RESULT's
+ * size and rsvd carry @m->held instead.
+ */
 void optinc_hdr_fill(struct optinc_hdr *h, const struct optinc_msg *m)
 {
 	__u8 *p = (__u8 *)h;
@@ -183,8 +187,12 @@ void optinc_hdr_fill(struct optinc_hdr *h, const struct optinc_msg *m)
 	p[23] = m->nscale;
 	oi_put16(p + 24, m->block);
 	oi_put16(p + 26, m->aux);
-	oi_put16(p + 28, m->size);
-	oi_put16(p + 30, 0);
+	if (m->type == OPTINC_T_RESULT) {
+		oi_put32(p + 28, m->held);
+	} else {
+		oi_put16(p + 28, m->size);
+		oi_put16(p + 30, 0);
+	}
 }
 
 /* RFC 1071 checksum of an IPv4 header (its checksum field zero or not). */

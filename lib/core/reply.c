@@ -33,6 +33,7 @@ __u32 optinc_build_result(void *frame, __u32 room,
 
 	if (OPTINC_L2L4_LEN + l4 > room)
 		return 0;
+	optinc_job_hint(job, s->seq, rank, &m);
 	optinc_build_l2l4(p, sw, &job->members[rank].ep, l4);
 	optinc_hdr_fill((struct optinc_hdr *)(p + OPTINC_L2L4_LEN), &m);
 	pay = p + OPTINC_FRAME_OVERHEAD;
@@ -85,4 +86,31 @@ void optinc_nack(const struct optinc_msg *req, enum optinc_drop why,
 	m->aux = why == OPTINC_DROP_NO_JOB ? OPTINC_NACK_NO_JOB :
 		 why == OPTINC_DROP_NOT_MEMBER ? OPTINC_NACK_BAD_RANK :
 		 OPTINC_NACK_BAD_SHAPE;
+}
+
+/**
+ * optinc_hint_lost() - what a RESULT's hint says of another frame
+ * @res: a RESULT for this member
+ * @seq: a frame of this member without its result; if before res->seq,
+ *       sent before res->seq's frame
+ *
+ * Return: 1 if the frame or its result was lost (retransmit it now), 0 if
+ * the switch holds the contribution and waits for other members, -1 if
+ * the result carries no hint (a version 1 switch) or none about @seq.
+ */
+int optinc_hint_lost(const struct optinc_msg *res, __u32 seq)
+{
+	__u32 d = res->aux & OPTINC_HINT_DIST, o, k;
+	int held;
+
+	if (!(res->aux & OPTINC_HINT_ON) || !d || seq == res->seq)
+		return -1;
+	o = d == OPTINC_HINT_DIST ? res->seq + 1 : res->seq - d;
+	k = seq - o;
+	held = k < OPTINC_HINT_SPAN && (res->held >> k & 1);
+	if (!optinc_seq_after(res->seq, seq))
+		return held ? 0 : -1;	/* after it: not there yet, or lost */
+	if (optinc_seq_after(o, seq))
+		return 1;
+	return k < OPTINC_HINT_SPAN ? !held : -1;
 }

@@ -3,7 +3,8 @@
 # The tests of optinc.ko, run inside the VM by /init (busybox sh): load and
 # unload, netlink commands (bad attributes, unprivileged), a switch with 4
 # servers in network namespaces (L2, ARP, allreduce exact/16-bit/onn,
-# liboptinc), malformed frames, unload under traffic, leaks. TAP output.
+# liboptinc), malformed frames, unload under traffic, netlink fuzzing,
+# leaks. TAP output.
 N=4
 SWIP=10.77.0.254
 CTL=optincctl-kmod
@@ -291,6 +292,50 @@ t_unload_traffic() {
 	check "exact allreduce after reload" ranks 1 reload -c 256 -f 32
 }
 
+# memory that a module could leave behind: vmalloc and unreclaimable slab (kB)
+settled() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	echo "$(meminfo VmallocUsed) $(meminfo SUnreclaim)"
+}
+
+# The netlink fuzzer (nlfuzz.c) against a loaded module with a switch and
+# a job; then the module must still work, and unloading it must give back
+# what it took.
+# (run-vm passes OPTINC_VM_FUZZ on the kernel command line)
+FUZZ_MSGS=${optinc_fuzz_msgs:-30000}
+t_nlfuzz() {
+	command -v nlfuzz >/dev/null || { nok "nlfuzz was not built (run-vm's log)"; return; }
+	rmmod optinc
+	set -- $(settled)
+	v0=$1 s0=$2
+	check "insmod optinc.ko for fuzzing" insmod /lib/modules/optinc.ko
+	check "switch sw0 for fuzzing" sw_up
+	check "job 1 for fuzzing" ctl job set sw0 id 1 size $N
+	t=$(now)
+	nlfuzz -s 1 -n $FUZZ_MSGS -t 240 >$TMP/nlfuzz 2>&1
+	rc=$?
+	sed 's/^/# /' $TMP/nlfuzz
+	[ $rc = 0 ] && grep -q '^PASS$' $TMP/nlfuzz &&
+		ok "netlink fuzzing: $FUZZ_MSGS messages, seed 1, $(awk -v a=$t -v b=$(now) 'BEGIN { printf "%.0f", b - a }') s; the family answered throughout" ||
+		nok "netlink fuzzing (status $rc)"
+	check "after fuzzing (nlfuzz deleted all switches): show answers" ctl show
+	check "after fuzzing: switch sw0 again" sw_up
+	check "after fuzzing: job 1" ctl job set sw0 id 1 size $N
+	check "after fuzzing: exact allreduce through the switch" ranks 1 fuzzed -c 512 -f 32
+	dmesg | grep -E "WARNING|BUG|Oops|Call Trace|refcount|leak" >$TMP/dmesg
+	[ -s $TMP/dmesg ] && { nok "after fuzzing: kernel log has no warnings"; sed 's/^/# /' $TMP/dmesg; } ||
+		ok "after fuzzing: kernel log has no warnings"
+	check "rmmod after fuzzing" rmmod optinc
+	set -- $(settled)
+	dv=$(($1 - v0)) ds=$(($2 - s0))
+	echo "# fuzzed module unloaded: VmallocUsed ${dv} kB, SUnreclaim ${ds} kB against before its load"
+	[ "$dv" -lt 1024 ] && [ "$ds" -lt 2048 ] &&
+		ok "fuzzing left no memory behind (vmalloc < 1 MiB, unreclaimable slab < 2 MiB)" ||
+		nok "memory left behind by fuzzing: vmalloc +$dv kB, slab +$ds kB"
+	insmod /lib/modules/optinc.ko
+}
+
 t_leaks() {
 	rmmod optinc && insmod /lib/modules/optinc.ko || { nok "reload"; return; }
 	for k in 1 2 3; do
@@ -332,6 +377,7 @@ check "show" ctl show
 check "ports" ctl ports
 check "jobs" ctl -j jobs
 t_unload_traffic
+t_nlfuzz
 t_leaks
 t_dmesg
 echo "1..$n"

@@ -6,6 +6,9 @@
 # results must hash the same as the clean run's; the ranks' counters show
 # retransmissions, optincd's show the duplicates it refused.
 # selftests/net/allreduce.sh already covers 5 % loss with 5 % duplication.
+# LOSS_N (ranks), LOSS_CALLS, LOSS_COUNT (values per call) and LOSS_CASES
+# ("clean;loss 5;...") choose another matrix, e.g. to measure
+# retransmissions per slot at N = 8.
 #
 # Impairments are set on the servers' eth0 while the testbed runs: loss
 # and duplication with nftables (this needs no sch_netem), reordering by
@@ -15,11 +18,13 @@
 . "$(dirname "$0")/../net/lib.sh"
 
 require_root
-N=3
+N=${LOSS_N:-3}
 CALLS=${LOSS_CALLS:-30}
+COUNT=${LOSS_COUNT:-20000}
 RANK=$O/selftests/reliability/rel_rank
 TB=$(tb_name rlm)
 CASES=("clean" "loss 1" "loss 20" "reorder 20" "dup 5" "loss 20 reorder 20 dup 5")
+[ -n "${LOSS_CASES:-}" ] && IFS=';' read -ra CASES <<<"$LOSS_CASES"
 
 # impair NS LOSS DUP REORDER: nftables rules and the HTB qdisc on eth0.
 impair() {
@@ -68,7 +73,7 @@ unimpair() {
 	return 0
 }
 
-# Counters of job 1 in optincd: "duplicate stale resends".
+# Counters of job 1 in optincd: "duplicate stale resends slots_completed".
 sw_counts() {
 	"$TESTBED" tel --tb "$TB" /optinc/job,1 | python3 -c '
 import json, sys
@@ -82,7 +87,7 @@ def find(o, k):
             if r is not None:
                 return r
     return None
-print(*(find(d, k) or 0 for k in ("duplicate", "stale", "resends")))'
+print(*(find(d, k) or 0 for k in ("duplicate", "stale", "resends", "slots_completed")))'
 }
 
 # The ranks' last lines: "PASS ... retransmits R dup_results D hash H".
@@ -91,7 +96,7 @@ rank_field() {
 }
 
 run_case() {
-	local name=$1 loss=0 dup=0 reo=0 dir i t0 secs h0 h retx dres
+	local name=$1 loss=0 dup=0 reo=0 dir i t0 secs h0 h retx dres slots
 	local -a c0 c1
 
 	set -- $name
@@ -112,10 +117,10 @@ run_case() {
 		fi
 	done
 	read -ra c0 < <(sw_counts)
-	t0=$SECONDS
-	"$TESTBED" run --tb "$TB" -t 100 -o "$dir" "$RANK" -n "$CALLS" -t 90 -c 20000 \
+	t0=$(date +%s.%N)
+	"$TESTBED" run --tb "$TB" -t 100 -o "$dir" "$RANK" -n "$CALLS" -t 90 -c "$COUNT" \
 		>/dev/null 2>&1
-	secs=$((SECONDS - t0))
+	secs=$(awk "BEGIN { printf \"%.2f\", $(date +%s.%N) - $t0 }")
 	read -ra c1 < <(sw_counts)
 	for ((i = 0; i < N; i++)); do
 		unimpair "$TB-h$i"
@@ -124,7 +129,8 @@ run_case() {
 	h=$(rank_field "$dir" hash | sort -u)
 	retx=$(rank_field "$dir" retransmits | awk '{ s += $1 } END { print s + 0 }')
 	dres=$(rank_field "$dir" dup_results | awk '{ s += $1 } END { print s + 0 }')
-	echo "# $name: ${secs}s, hash ${h//$'\n'/ }; ranks: $retx retransmits, $dres duplicate results ignored; optincd: $((c1[0] - c0[0])) duplicates refused, $((c1[1] - c0[1])) stale, $((c1[2] - c0[2])) results re-sent"
+	slots=$((c1[3] - c0[3]))
+	echo "# $name: N $N, ${secs}s, hash ${h//$'\n'/ }; ranks: $retx retransmits ($(awk "BEGIN { printf \"%.3f\", $retx / ($slots ? $slots : 1) }") per slot, $slots slots), $dres duplicate results ignored; optincd: $((c1[0] - c0[0])) duplicates refused, $((c1[1] - c0[1])) stale, $((c1[2] - c0[2])) results re-sent"
 	[ "$name" = clean ] && CLEAN=$h
 	ok_if "$name: $CALLS checked calls pass on every rank, results hash as the clean run's" \
 		test "$(grep -c '^PASS' "$dir"/rank*.log | awk -F: '{ s += $2 } END { print s }')" = $N -a \

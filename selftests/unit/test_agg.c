@@ -235,6 +235,149 @@ TEST_F(job, restarted_process_starts_new_generation)
 		  data(self, 0, 0, 8, &why, &s));
 }
 
+/* Slot @s's result frame for @rank, built and parsed back: its hint. */
+static void result_for(struct _test_data_job *self,
+		       struct __test_metadata *_metadata,
+		       const struct optinc_slot *s, int rank,
+		       struct optinc_msg *res)
+{
+	static __u8 frame[OPTINC_FRAME_OVERHEAD + 4 + 4 * MAXE];
+	struct optinc_endpoint sw = { .ip = 0xfe00000a, .port = 0x98b7 };
+	__u32 len;
+
+	len = optinc_build_result(frame, sizeof(frame), &self->job, s, &sw,
+				  (__u16)rank);
+	ASSERT_LT(OPTINC_FRAME_OVERHEAD, len);
+	ASSERT_EQ(OPTINC_DROP_NONE,
+		  optinc_msg_parse(frame + OPTINC_L2L4_LEN,
+				   len - OPTINC_L2L4_LEN, res));
+	ASSERT_EQ(OPTINC_T_RESULT, res->type);
+	ASSERT_EQ(s->seq, res->seq);
+	ASSERT_TRUE(res->aux & OPTINC_HINT_ON);
+}
+
+/* A rank's contribution to seq 0 is lost: only that rank is told to resend. */
+TEST_F(job, hint_names_the_missing_rank)
+{
+	struct optinc_slot *s;
+	struct optinc_msg res;
+	enum optinc_drop why;
+	int r, n = variant->size;
+
+	join_all(self, n);
+	for (r = 0; r < n - 1; r++)
+		ASSERT_EQ(OPTINC_V_ABSORBED, data(self, r, 0, 8, &why, &s));
+	for (r = 0; r < n - 1; r++)
+		ASSERT_EQ(OPTINC_V_ABSORBED, data(self, r, 1, 8, &why, &s));
+	ASSERT_EQ(OPTINC_V_COMPLETE, data(self, n - 1, 1, 8, &why, &s));
+	for (r = 0; r < n; r++) {
+		result_for(self, _metadata, s, r, &res);
+		/* O = 0, one before the result */
+		EXPECT_EQ(OPTINC_HINT_ON | 1, res.aux);
+		EXPECT_EQ(r < n - 1 ? 1u : 0u, res.held & 1);
+		EXPECT_EQ(r < n - 1 ? 0 : 1, optinc_hint_lost(&res, 0));
+	}
+	/* the retransmission completes seq 0; now nothing waits */
+	ASSERT_EQ(OPTINC_V_COMPLETE, data(self, n - 1, 0, 8, &why, &s));
+	ASSERT_EQ(OPTINC_V_ABSORBED + (n == 1), data(self, 0, 2, 8, &why, &s));
+	if (n > 1) {
+		for (r = 1; r < n - 1; r++)
+			ASSERT_EQ(OPTINC_V_ABSORBED, data(self, r, 2, 8, &why, &s));
+		ASSERT_EQ(OPTINC_V_COMPLETE, data(self, n - 1, 2, 8, &why, &s));
+	}
+	result_for(self, _metadata, s, 0, &res);
+	EXPECT_EQ(OPTINC_HINT_ON | OPTINC_HINT_DIST, res.aux);
+	EXPECT_EQ(0u, res.held);
+	/* a rank still without the result of 0 or 1 lost it: resend */
+	EXPECT_EQ(1, optinc_hint_lost(&res, 0));
+	EXPECT_EQ(1, optinc_hint_lost(&res, 1));
+}
+
+/* Frames after the result: held ones are at the switch; others unknown. */
+TEST_F(job, hint_covers_later_frames)
+{
+	struct optinc_slot *s, *s0;
+	struct optinc_msg res;
+	enum optinc_drop why;
+	int r, n = variant->size;
+
+	if (n < 2)
+		return;
+	join_all(self, n);
+	for (r = 0; r < n - 1; r++)
+		ASSERT_EQ(OPTINC_V_ABSORBED, data(self, r, 0, 8, &why, &s));
+	ASSERT_EQ(OPTINC_V_COMPLETE, data(self, n - 1, 0, 8, &why, &s0));
+	ASSERT_EQ(OPTINC_V_ABSORBED, data(self, 0, 1, 8, &why, &s));
+	ASSERT_EQ(OPTINC_V_ABSORBED, data(self, 0, 2, 8, &why, &s));
+	/* rank 0 lost the result of 0 and asks again */
+	ASSERT_EQ(OPTINC_V_RESEND, data(self, 0, 0, 8, &why, &s));
+	ASSERT_EQ(s0, s);
+	result_for(self, _metadata, s, 0, &res);
+	EXPECT_EQ(OPTINC_HINT_ON | OPTINC_HINT_DIST, res.aux);
+	EXPECT_EQ(3u, res.held);
+	EXPECT_EQ(0, optinc_hint_lost(&res, 1));
+	EXPECT_EQ(0, optinc_hint_lost(&res, 2));
+	EXPECT_EQ(-1, optinc_hint_lost(&res, 3));
+	EXPECT_EQ(-1, optinc_hint_lost(&res, 0));
+	result_for(self, _metadata, s, 1, &res);
+	EXPECT_EQ(0u, res.held);
+	EXPECT_EQ(-1, optinc_hint_lost(&res, 1));
+}
+
+/* A slot no rank reached is lost for all; once one rank starts it, O moves back. */
+TEST_F(job, hint_unused_slot_and_oldest_moving_back)
+{
+	struct optinc_slot *s;
+	struct optinc_msg res;
+	enum optinc_drop why;
+	int r, n = variant->size;
+
+	join_all(self, n);
+	for (r = 0; r < n; r++)
+		data(self, r, 0, 8, &why, &s);
+	for (r = 0; r < n; r++)
+		data(self, r, 2, 8, &why, &s);
+	ASSERT_EQ(2u, s->seq);
+	result_for(self, _metadata, s, 0, &res);
+	EXPECT_EQ(1, optinc_hint_lost(&res, 1));	/* nobody's 1 arrived */
+	if (n < 2)
+		return;
+	ASSERT_EQ(OPTINC_V_ABSORBED, data(self, 0, 1, 8, &why, &s));
+	for (r = 0; r < n; r++)
+		data(self, r, 3, 8, &why, &s);
+	ASSERT_EQ(3u, s->seq);
+	ASSERT_TRUE(s->done);
+	result_for(self, _metadata, s, 0, &res);
+	EXPECT_EQ(OPTINC_HINT_ON | 2, res.aux);	/* O = 1 */
+	EXPECT_EQ(0, optinc_hint_lost(&res, 1));
+	EXPECT_EQ(1, optinc_hint_lost(&res, 0));	/* before O: done */
+	result_for(self, _metadata, s, 1, &res);
+	EXPECT_EQ(1, optinc_hint_lost(&res, 1));
+}
+
+/* A switch without hints (version 1 as first shipped) leaves aux 0. */
+TEST(hint_absent_or_malformed)
+{
+	struct optinc_msg res = { .type = OPTINC_T_RESULT, .seq = 10 };
+
+	EXPECT_EQ(-1, optinc_hint_lost(&res, 9));
+	EXPECT_EQ(-1, optinc_hint_lost(&res, 11));
+	res.aux = OPTINC_HINT_ON;	/* distance 0 cannot be */
+	EXPECT_EQ(-1, optinc_hint_lost(&res, 9));
+	res.aux = OPTINC_HINT_ON | 3;	/* O = 7; 8 held */
+	res.held = 2;
+	EXPECT_EQ(1, optinc_hint_lost(&res, 6));
+	EXPECT_EQ(1, optinc_hint_lost(&res, 7));
+	EXPECT_EQ(0, optinc_hint_lost(&res, 8));
+	EXPECT_EQ(1, optinc_hint_lost(&res, 9));
+	EXPECT_EQ(-1, optinc_hint_lost(&res, 10));
+	EXPECT_EQ(-1, optinc_hint_lost(&res, 11));
+	res.seq = 100;	/* O = 97; 97 + 32 is past the bitmap */
+	EXPECT_EQ(-1, optinc_hint_lost(&res, 97 + OPTINC_HINT_SPAN));
+	res.held = 1u << 31;
+	EXPECT_EQ(0, optinc_hint_lost(&res, 97 + 31));
+}
+
 TEST(job_init_refuses_bad_shapes)
 {
 	static __u64 mem[4096];
