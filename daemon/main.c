@@ -79,6 +79,7 @@ static void main_loop(const struct optinc_conf *c)
 		for (i = 0; i < optinc_nb_ports; i++)
 			nb += main_rx(optinc_port_ids[i], c, now);
 		optinc_ports_flush();
+		optinc_agg_sync();
 		OPTINC_STAT_INC(optinc_sw_stats.polls);
 		if (likely(nb)) {
 			empty = 0;
