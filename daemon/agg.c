@@ -115,29 +115,23 @@ static int agg_table_load(const struct optinc_agg_job *j, const char *path,
 }
 
 /* A job's configured table at start; a bad one leaves the job unserved. */
-static int agg_job_table(struct optinc_agg_job *j)
+static void agg_job_table(struct optinc_agg_job *j)
 {
 	struct optinc_agg_table *t;
 	char why[160];
 	int ret;
 
 	ret = agg_table_load(j, j->conf.table, &t, why, sizeof(why));
-	if (ret == -ENOMEM) {
-		fprintf(stderr, "optincd: job %u: table '%s': %s\n", j->conf.id,
-			j->conf.table, why);
-		return ret;
-	}
 	if (ret) {
 		fprintf(stderr, "optincd: job %u: table '%s': %s; the job is not "
 			"served until a good table is installed\n", j->conf.id,
 			j->conf.table, why);
 		j->served = false;
-		return 0;
+		return;
 	}
 	j->table = t;
 	j->core.table = &t->t;
 	j->core.mode = OPTINC_MODE_ONN;
-	return 0;
 }
 
 static int agg_job_init(struct optinc_agg_job *j, const struct optinc_job_conf *jc)
@@ -153,11 +147,8 @@ static int agg_job_init(struct optinc_agg_job *j, const struct optinc_job_conf *
 	j->core.max_elems = jc->max_elems;
 	j->core.mode = OPTINC_MODE_EXACT;
 	j->served = true;
-	if (jc->table) {
-		ret = agg_job_table(j);
-		if (ret)
-			return ret;
-	}
+	if (jc->table)
+		agg_job_table(j);
 	j->mem = rte_zmalloc("optinc_job", len, RTE_CACHE_LINE_SIZE);
 	if (!j->mem) {
 		fprintf(stderr, "optincd: job %u: cannot allocate %" PRIu64
@@ -179,7 +170,7 @@ static int agg_job_init(struct optinc_agg_job *j, const struct optinc_job_conf *
  * A job whose truth table is bad (unreadable, truncated, wrong version,
  * another N or B) is reported and left unserved: its frames are treated
  * as those of an unknown job until a good table is installed, and every
- * other job runs. Anything else (no memory) stops the start.
+ * other job runs. No memory for a job's slots stops the start.
  *
  * Return: 0, or a negative errno (reported).
  */
