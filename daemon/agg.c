@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Jobs: their table (set up once at start), truth tables of onn jobs, and
+ * Jobs: their table (set up once at start), truth tables of onn jobs
+ * (loaded at start or installed while running), and
  * the aggregation datapath: an OptINC frame to the switch goes through the
  * core's slot state machine, and what it decides is sent (results to every
  * member, JOIN_ACKs, NACKs).
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <rte_byteorder.h>
 #include <rte_malloc.h>
@@ -18,13 +20,8 @@
 static struct optinc_agg_job *agg_jobs;
 static unsigned int agg_nb_jobs;
 static const struct optinc_conf *agg_conf;
-
-static int agg_table_err(const struct optinc_agg_job *j, const char *why)
-{
-	fprintf(stderr, "optincd: job %u: table '%s': %s\n", j->conf.id,
-		j->conf.table, why);
-	return -EINVAL;
-}
+/* Some job has a pending table: the lcore's cheap test each round. */
+static bool agg_pending_any;
 
 static int agg_read_file(const char *path, void **buf, size_t *len)
 {
@@ -57,31 +54,84 @@ out:
 	return ret;
 }
 
-/* Load and check the truth table of an onn job: file, version, N and B. */
-static int agg_load_table(struct optinc_agg_job *j)
+static void agg_table_free(struct optinc_agg_table *t)
 {
-	const struct optinc_table_file_hdr *h;
-	const char *why = NULL;
-	char msg[160];
+	if (!t)
+		return;
+	free(t->buf);
+	free(t->path);
+	free(t);
+}
+
+static int agg_table_check(const struct optinc_agg_job *j,
+			   struct optinc_agg_table *t, size_t len,
+			   char *why, size_t why_len)
+{
+	const struct optinc_table_file_hdr *h = t->buf;
+	const char *msg = NULL;
+
+	if (optinc_table_parse(t->buf, len, &t->t, &msg)) {
+		snprintf(why, why_len, "%s", msg);
+		return -EINVAL;
+	}
+	if (t->t.members != j->conf.size || t->t.bits != j->conf.bits) {
+		snprintf(why, why_len, "made for N=%u B=%u, the job has "
+			 "size=%u bits=%u", t->t.members, t->t.bits,
+			 j->conf.size, j->conf.bits);
+		return -EINVAL;
+	}
+	t->wrong = rte_le_to_cpu_32(h->wrong);
+	return 0;
+}
+
+/*
+ * Load and check a truth table for @j: the core's checks of the file, then
+ * N and B against the job. @why gets the problem.
+ */
+static int agg_table_load(const struct optinc_agg_job *j, const char *path,
+			  struct optinc_agg_table **out, char *why,
+			  size_t why_len)
+{
+	struct optinc_agg_table *t = calloc(1, sizeof(*t));
 	size_t len = 0;
 	int ret;
 
-	ret = agg_read_file(j->conf.table, &j->table_buf, &len);
-	if (ret)
-		return agg_table_err(j, ret == -EINVAL ? "not a regular file" :
-				     strerror(-ret));
-	if (optinc_table_parse(j->table_buf, len, &j->table, &why))
-		return agg_table_err(j, why);
-	if (j->table.members != j->conf.size || j->table.bits != j->conf.bits) {
-		snprintf(msg, sizeof(msg), "made for N=%u B=%u, the job has "
-			 "size=%u bits=%u", j->table.members, j->table.bits,
-			 j->conf.size, j->conf.bits);
-		return agg_table_err(j, msg);
+	if (!t || !(t->path = strdup(path))) {
+		snprintf(why, why_len, "out of memory");
+		ret = -ENOMEM;
+	} else {
+		ret = agg_read_file(path, &t->buf, &len);
+		snprintf(why, why_len, "%s", ret == -EINVAL ?
+			 "not a regular file" : strerror(-ret));
 	}
-	h = j->table_buf;
-	j->table_wrong = rte_le_to_cpu_32(h->wrong);
-	j->core.table = &j->table;
+	if (!ret)
+		ret = agg_table_check(j, t, len, why, why_len);
+	if (ret) {
+		agg_table_free(t);
+		return ret;
+	}
+	*out = t;
 	return 0;
+}
+
+/* A job's configured table at start; a bad one leaves the job unserved. */
+static void agg_job_table(struct optinc_agg_job *j)
+{
+	struct optinc_agg_table *t;
+	char why[160];
+	int ret;
+
+	ret = agg_table_load(j, j->conf.table, &t, why, sizeof(why));
+	if (ret) {
+		fprintf(stderr, "optincd: job %u: table '%s': %s; the job is not "
+			"served until a good table is installed\n", j->conf.id,
+			j->conf.table, why);
+		j->served = false;
+		return;
+	}
+	j->table = t;
+	j->core.table = &t->t;
+	j->core.mode = OPTINC_MODE_ONN;
 }
 
 static int agg_job_init(struct optinc_agg_job *j, const struct optinc_job_conf *jc)
@@ -95,12 +145,10 @@ static int agg_job_init(struct optinc_agg_job *j, const struct optinc_job_conf *
 	j->core.token = jc->token;
 	j->core.window = jc->window;
 	j->core.max_elems = jc->max_elems;
-	j->core.mode = jc->mode;
-	if (jc->mode == OPTINC_MODE_ONN) {
-		ret = agg_load_table(j);
-		if (ret)
-			return ret;
-	}
+	j->core.mode = OPTINC_MODE_EXACT;
+	j->served = true;
+	if (jc->table)
+		agg_job_table(j);
 	j->mem = rte_zmalloc("optinc_job", len, RTE_CACHE_LINE_SIZE);
 	if (!j->mem) {
 		fprintf(stderr, "optincd: job %u: cannot allocate %" PRIu64
@@ -119,8 +167,10 @@ static int agg_job_init(struct optinc_agg_job *j, const struct optinc_job_conf *
  * optinc_agg_init() - set up every configured job
  * @c: configuration; kept for the switch's own address
  *
- * A job that cannot be set up (a bad truth table, no memory) stops the
- * start: the switch never runs with fewer jobs than configured.
+ * A job whose truth table is bad (unreadable, truncated, wrong version,
+ * another N or B) is reported and left unserved: its frames are treated
+ * as those of an unknown job until a good table is installed, and every
+ * other job runs. No memory for a job's slots stops the start.
  *
  * Return: 0, or a negative errno (reported).
  */
@@ -153,7 +203,9 @@ void optinc_agg_free(void)
 
 	for (i = 0; i < agg_nb_jobs; i++) {
 		rte_free(agg_jobs[i].mem);
-		free(agg_jobs[i].table_buf);
+		agg_table_free(agg_jobs[i].table);
+		agg_table_free(agg_jobs[i].pending);
+		agg_table_free(agg_jobs[i].retired);
 	}
 	rte_free(agg_jobs);
 	agg_jobs = NULL;
@@ -375,12 +427,119 @@ void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
 		agg_count_in(j, &msg, rte_pktmbuf_pkt_len(m));
 	if (why != OPTINC_DROP_NONE) {
 		agg_drop(j, why, port);
-	} else if (!j) {
-		agg_drop(NULL, OPTINC_DROP_NO_JOB, port);
+	} else if (!j || unlikely(!j->served)) {
+		agg_drop(j, OPTINC_DROP_NO_JOB, port);
 		if (msg.type == OPTINC_T_JOIN)
-			agg_send_nack(NULL, &msg, OPTINC_DROP_NO_JOB, l, port);
+			agg_send_nack(j, &msg, OPTINC_DROP_NO_JOB, l, port);
 	} else {
 		agg_verdict(j, &msg, l, port, now);
 	}
 	rte_pktmbuf_free(m);
+}
+
+/**
+ * optinc_agg_sync() - let installed tables take effect; lcore only
+ *
+ * Called between frames, once per poll round. A job's new table and onn
+ * mode apply from the next frame on. Slots keep the reduction kind they
+ * started with (the core folds and finishes with the slot's kind), and
+ * every onn slot of a job accumulates P's sums, which do not depend on the
+ * table, so a slot in flight finishes whole with the table in use at its
+ * last contribution: no slot mixes two tables or two modes.
+ */
+void optinc_agg_sync(void)
+{
+	struct optinc_agg_table *t;
+	unsigned int i;
+
+	if (likely(!__atomic_load_n(&agg_pending_any, __ATOMIC_ACQUIRE)))
+		return;
+	__atomic_store_n(&agg_pending_any, false, __ATOMIC_RELAXED);
+	for (i = 0; i < agg_nb_jobs; i++) {
+		struct optinc_agg_job *j = &agg_jobs[i];
+
+		t = __atomic_exchange_n(&j->pending, NULL, __ATOMIC_ACQ_REL);
+		if (!t)
+			continue;
+		j->retired = j->table;
+		j->core.table = &t->t;
+		j->core.mode = OPTINC_MODE_ONN;
+		__atomic_store_n(&j->served, true, __ATOMIC_RELAXED);
+		__atomic_store_n(&j->table, t, __ATOMIC_RELEASE);
+	}
+}
+
+/* Wait up to @ms for the lcore to put @t in use. */
+static bool agg_wait_applied(struct optinc_agg_job *j,
+			     const struct optinc_agg_table *t, unsigned int ms)
+{
+	const struct timespec step = { .tv_nsec = 1000000 };
+
+	while (ms--) {
+		if (__atomic_load_n(&j->table, __ATOMIC_ACQUIRE) == t)
+			return true;
+		nanosleep(&step, NULL);
+	}
+	return __atomic_load_n(&j->table, __ATOMIC_ACQUIRE) == t;
+}
+
+/* Give @t to the lcore and wait until it is in use. */
+static int agg_hand_over(struct optinc_agg_job *j, struct optinc_agg_table *t,
+			 char *why, size_t why_len)
+{
+	__atomic_store_n(&j->pending, t, __ATOMIC_RELEASE);
+	__atomic_store_n(&agg_pending_any, true, __ATOMIC_RELEASE);
+	if (!agg_wait_applied(j, t, 2000) &&
+	    __atomic_exchange_n(&j->pending, NULL, __ATOMIC_ACQ_REL) == t) {
+		snprintf(why, why_len, "the datapath did not take it within "
+			 "2 s (is optincd stopping?)");
+		agg_table_free(t);
+		return -ETIMEDOUT;
+	}
+	/* taken: the lcore stores j->table right after the exchange */
+	agg_wait_applied(j, t, 1000);
+	agg_table_free(__atomic_exchange_n(&j->retired, NULL, __ATOMIC_ACQUIRE));
+	return 0;
+}
+
+/**
+ * optinc_agg_table_install() - install or replace a job's truth table
+ * @j:       the job
+ * @path:    the table file, as optincd's working directory sees it
+ * @why:     set to the problem when refused
+ * @why_len: size of @why
+ *
+ * Runs on a control thread (telemetry), one call at a time. The file gets
+ * the same checks as at start; a bad one leaves the job as it was. A good
+ * one makes the job an onn job from the lcore's next poll round on (see
+ * optinc_agg_sync()); a job refused at start for its table is served from
+ * then on. A job started with mode=exact is the reference and takes none.
+ *
+ * Return: 0, or a negative errno with @why set (and logged with the job
+ * and the file).
+ */
+int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
+			     char *why, size_t why_len)
+{
+	struct optinc_agg_table *t;
+	int ret;
+
+	if (j->conf.mode_set && j->conf.mode == OPTINC_MODE_EXACT) {
+		snprintf(why, why_len, "the job was started with mode=exact "
+			 "and takes no table");
+		ret = -EPERM;
+	} else {
+		ret = agg_table_load(j, path, &t, why, why_len);
+		if (!ret)
+			ret = agg_hand_over(j, t, why, why_len);
+	}
+	if (ret) {
+		fprintf(stderr, "optincd: job %u: table '%s': %s; the job keeps "
+			"its mode and table\n", j->conf.id, path, why);
+		return ret;
+	}
+	printf("optincd: job %u: table '%s' installed (%u wrong entries), "
+	       "mode onn\n", j->conf.id, path, t->wrong);
+	fflush(stdout);
+	return 0;
 }

@@ -79,6 +79,7 @@ static void main_loop(const struct optinc_conf *c)
 		for (i = 0; i < optinc_nb_ports; i++)
 			nb += main_rx(optinc_port_ids[i], c, now);
 		optinc_ports_flush();
+		optinc_agg_sync();
 		OPTINC_STAT_INC(optinc_sw_stats.polls);
 		if (likely(nb)) {
 			empty = 0;
@@ -107,12 +108,13 @@ static void main_banner(const struct optinc_conf *c)
 	}
 	for (i = 0; i < c->nb_jobs; i++)
 		printf("optincd: job %u size %u bits %u mode %s%s%s window %u "
-		       "max-elems %u\n", c->jobs[i].id, c->jobs[i].size,
+		       "max-elems %u%s\n", c->jobs[i].id, c->jobs[i].size,
 		       c->jobs[i].bits,
 		       c->jobs[i].mode == OPTINC_MODE_ONN ? "onn" : "exact",
 		       c->jobs[i].table ? " table " : "",
 		       c->jobs[i].table ? c->jobs[i].table : "",
-		       c->jobs[i].window, c->jobs[i].max_elems);
+		       c->jobs[i].window, c->jobs[i].max_elems,
+		       optinc_agg_at(i)->served ? "" : " (not served: bad table)");
 	if (rte_lcore_count() > 1)
 		printf("optincd: only lcore %u polls; the other lcores idle\n",
 		       rte_lcore_id());

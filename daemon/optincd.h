@@ -28,6 +28,7 @@ struct optinc_job_conf {
 	uint16_t size;
 	uint8_t bits;
 	uint8_t mode;		/* OPTINC_MODE_* */
+	bool mode_set;		/* mode= given: exact stays exact */
 	uint32_t token;
 	uint16_t window;
 	uint16_t max_elems;
@@ -105,12 +106,26 @@ bool optinc_icmp_input(struct rte_mbuf *m, uint16_t port,
 		       const struct optinc_conf *c);
 
 /* agg.c */
+/* A loaded, checked truth table. */
+struct optinc_agg_table {
+	struct optinc_table t;
+	void *buf;		/* the whole file; t.out points into it */
+	char *path;
+	uint32_t wrong;		/* entries that differ from the exact average */
+};
+
+/*
+ * @table, @served and core.mode/core.table are written by the lcore only
+ * (after start); an install hands its table over in @pending and frees
+ * what the lcore leaves in @retired (agg.c, optinc_agg_table_install()).
+ */
 struct optinc_agg_job {
 	struct optinc_job core;
 	struct optinc_job_conf conf;
-	struct optinc_table table;
-	void *table_buf;
-	uint32_t table_wrong;	/* entries that differ from the exact average */
+	struct optinc_agg_table *table;		/* in use, or NULL */
+	struct optinc_agg_table *pending;	/* waiting for the lcore */
+	struct optinc_agg_table *retired;	/* replaced, to be freed */
+	bool served;		/* false: frames are treated as of no job */
 	void *mem;
 	uint16_t member_port[OPTINC_MAX_MEMBERS];	/* port its JOIN came in */
 	struct optinc_job_stats stats;
@@ -123,6 +138,9 @@ struct optinc_agg_job *optinc_agg_at(unsigned int i);
 struct optinc_agg_job *optinc_agg_find(uint16_t id);
 void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
 		      const struct optinc_l2l4 *l, uint64_t now);
+void optinc_agg_sync(void);
+int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
+			     char *why, size_t why_len);
 
 /* datapath.c */
 void optinc_dp_input(struct rte_mbuf *m, uint16_t port,

@@ -198,6 +198,7 @@ static int opts_job_check(struct optinc_conf *c, struct optinc_job_conf *j,
 		return opts_err("job", spec, "id= is required");
 	if (!j->size)
 		return opts_err("job", spec, "size= is required");
+	j->mode_set = mode_set;
 	if (j->table && !mode_set)
 		j->mode = OPTINC_MODE_ONN;
 	if (j->mode == OPTINC_MODE_ONN && !j->table)

@@ -4,9 +4,12 @@
  * dpdk-telemetry.py and optincctl. Handlers run on the telemetry thread
  * while the lcore works: counters are read as stats.h says, the job and
  * port tables are fixed after start, and a member's address may be seen
- * half rewritten while that rank re-joins (display only). tlm_lock keeps
- * the handlers away from the tables once shutdown begins.
+ * half rewritten while that rank re-joins (display only). A job's truth
+ * table is replaced only by /optinc/table, which frees the old one while
+ * it holds tlm_lock, so every handler may read the table in use. tlm_lock
+ * also keeps the handlers away from the tables once shutdown begins.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -179,12 +182,15 @@ static void tlm_job_common(struct rte_tel_data *d, const struct optinc_agg_job *
 {
 	const struct optinc_job_stats *s = &j->stats;
 	uint64_t joined = __atomic_load_n(&j->core.joined, __ATOMIC_RELAXED);
+	uint8_t mode = __atomic_load_n(&j->core.mode, __ATOMIC_RELAXED);
 
 	rte_tel_data_add_dict_u64(d, "id", j->conf.id);
 	rte_tel_data_add_dict_u64(d, "size", j->conf.size);
 	rte_tel_data_add_dict_u64(d, "bits", j->conf.bits);
-	rte_tel_data_add_dict_string(d, "mode", j->conf.mode == OPTINC_MODE_ONN ?
+	rte_tel_data_add_dict_string(d, "mode", mode == OPTINC_MODE_ONN ?
 				     "onn" : "exact");
+	rte_tel_data_add_dict_u64(d, "served",
+				  __atomic_load_n(&j->served, __ATOMIC_RELAXED));
 	rte_tel_data_add_dict_u64(d, "joined", (uint64_t)__builtin_popcountll(joined));
 	TLM_U64(d, s, slots_completed);
 	TLM_U64(d, s, frames_in);
@@ -195,6 +201,8 @@ static void tlm_job_common(struct rte_tel_data *d, const struct optinc_agg_job *
 
 static int tlm_job_detail(struct rte_tel_data *d, const struct optinc_agg_job *j)
 {
+	const struct optinc_agg_table *t = __atomic_load_n(&j->table,
+							   __ATOMIC_ACQUIRE);
 	const struct optinc_job_stats *s = &j->stats;
 
 	rte_tel_data_start_dict(d);
@@ -204,8 +212,8 @@ static int tlm_job_detail(struct rte_tel_data *d, const struct optinc_agg_job *j
 	rte_tel_data_add_dict_u64(d, "window", j->conf.window);
 	rte_tel_data_add_dict_u64(d, "max_elems", j->conf.max_elems);
 	rte_tel_data_add_dict_u64(d, "token_set", j->conf.token != 0);
-	rte_tel_data_add_dict_string(d, "table", j->conf.table ? j->conf.table : "");
-	rte_tel_data_add_dict_u64(d, "table_wrong", j->table_wrong);
+	rte_tel_data_add_dict_string(d, "table", t ? t->path : "");
+	rte_tel_data_add_dict_u64(d, "table_wrong", t ? t->wrong : 0);
 	TLM_U64(d, s, resends);
 	TLM_U64(d, s, joins);
 	TLM_U64(d, s, join_acks);
@@ -280,17 +288,53 @@ static int tlm_members(struct rte_tel_data *d, const struct optinc_agg_job *j)
 	return 0;
 }
 
-static const struct optinc_agg_job *tlm_job_param(const char *params)
+/* "ID" (@rest NULL) or "ID,REST" (@rest set to REST). */
+static struct optinc_agg_job *tlm_job_param(const char *params,
+					    const char **rest)
 {
 	unsigned long id;
 	char *end;
 
-	if (!params || !*params)
+	if (!params || !isdigit((unsigned char)*params))
 		return NULL;
 	id = strtoul(params, &end, 10);
-	if (*end || id == 0 || id > 65535)
+	if (id == 0 || id > 65535 || (rest ? *end != ',' : *end != '\0'))
 		return NULL;
+	if (rest)
+		*rest = end + 1;
 	return optinc_agg_find((uint16_t)id);
+}
+
+/*
+ * /optinc/table,ID,PATH: install a truth table. The answer is a dict with
+ * "installed" 1 and the table's details, or "installed" 0 and "error", the
+ * problem with the file (a null answer would lose it). Strings are cut at
+ * RTE_TEL_MAX_STRING_LEN; optincd's log has the whole message.
+ */
+static int tlm_table(struct rte_tel_data *d, const char *params)
+{
+	const struct optinc_agg_table *t;
+	struct optinc_agg_job *j;
+	const char *path = NULL;
+	char why[RTE_TEL_MAX_STRING_LEN];
+
+	j = tlm_job_param(params, &path);
+	if (!j || !*path)
+		return -EINVAL;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "id", j->conf.id);
+	if (optinc_agg_table_install(j, path, why, sizeof(why))) {
+		rte_tel_data_add_dict_u64(d, "installed", 0);
+		rte_tel_data_add_dict_string(d, "table", path);
+		rte_tel_data_add_dict_string(d, "error", why);
+		return 0;
+	}
+	t = j->table;
+	rte_tel_data_add_dict_u64(d, "installed", 1);
+	rte_tel_data_add_dict_string(d, "table", t->path);
+	rte_tel_data_add_dict_u64(d, "table_wrong", t->wrong);
+	rte_tel_data_add_dict_string(d, "mode", "onn");
+	return 0;
 }
 
 /* Every command goes through here: one lock, one stopped check. */
@@ -308,7 +352,9 @@ static int tlm_cmd(const char *cmd, const char *params, struct rte_tel_data *d)
 		ret = tlm_ports(d);
 	} else if (!strcmp(cmd, "/optinc/jobs")) {
 		ret = tlm_jobs(d);
-	} else if ((j = tlm_job_param(params))) {
+	} else if (!strcmp(cmd, "/optinc/table")) {
+		ret = tlm_table(d, params);
+	} else if ((j = tlm_job_param(params, NULL))) {
 		ret = !strcmp(cmd, "/optinc/job") ? tlm_job_detail(d, j) :
 		      tlm_members(d, j);
 	}
@@ -325,6 +371,7 @@ static const struct {
 	{ "/optinc/jobs", "Summary of every job, keyed by job id. No parameters" },
 	{ "/optinc/job", "A job's shape and counters, drops by reason. Parameters: job id" },
 	{ "/optinc/members", "A job's members and their counters, keyed by rank. Parameters: job id" },
+	{ "/optinc/table", "Install a job's truth table (onn mode). Parameters: job id, file" },
 };
 
 /**

@@ -102,6 +102,8 @@ __u32 optinc_avg_rhe(__u32 sum, __u32 members);
 __u32 optinc_pam4_index(__u32 lanes, __u32 radix, unsigned int symbols);
 void optinc_pam4_sums(__u32 index, __u32 radix, unsigned int symbols,
 		      __u32 *sums);
+void optinc_pam4_planes_load(__u8 *planes, const __u8 *src, __u32 n);
+void optinc_pam4_planes_fold(__u8 *planes, const __u8 *src, __u32 n);
 
 /* ---- truth-table files (format in Documentation/onn.md) ---- */
 
@@ -128,6 +130,8 @@ struct optinc_table_file_hdr {
 int optinc_table_parse(const void *buf, __u64 len, struct optinc_table *t,
 		       const char **why);
 void optinc_table_fill_exact(__u8 *out, __u16 members, __u8 bits);
+void optinc_table_lookup(const struct optinc_table *t, const __u8 *planes,
+			 __u32 n, __u8 *dst);
 
 /* ---- aggregation slots ---- */
 

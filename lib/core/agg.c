@@ -262,13 +262,14 @@ static enum optinc_verdict agg_data(struct optinc_job *job,
 		*why = OPTINC_DROP_DUPLICATE;
 		if (s->bitmap & bit)
 			return OPTINC_V_DROP;
-		optinc_acc_fold(kind, s->acc, m->elems, m->count);
+		optinc_acc_fold(s->kind, s->acc, m->elems, m->count);
 	}
 	*why = OPTINC_DROP_NONE;
 	s->bitmap |= bit;
 	if (s->bitmap != agg_full(job))
 		return OPTINC_V_ABSORBED;
-	s->res_len = optinc_acc_finish(kind, s->acc, s->count, job->size,
+	/* the slot's kind: the job's mode may change while a slot fills */
+	s->res_len = optinc_acc_finish(s->kind, s->acc, s->count, job->size,
 				       job->table, s->res);
 	s->done = 1;
 	agg_advance(job, m->seq);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause)
 /*
  * The per-element reduction arithmetic: the only place it exists. A slot
- * accumulates into 32-bit words (sums of offset-binary values, PAM4 lane
- * sums, int32 sums or maxima) and finishes into the result's encoding.
+ * accumulates into 32-bit words (sums of offset-binary values, int32 sums
+ * or maxima; ONN mode keeps P's symbol sums as byte planes in the same
+ * memory, see lib/core/pam4.c) and finishes into the result's encoding.
  * Integer only, so the kernel module compiles it too.
  */
 #include <optinc/core.h>
@@ -40,8 +41,7 @@ void optinc_acc_load(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 			acc[i] = oi_get16(src + 2 * i);
 		break;
 	case OPTINC_K_ONN8:
-		for (i = 0; i < n; i++)
-			acc[i] = optinc_pam4_spread8(src[i]);
+		optinc_pam4_planes_load((__u8 *)acc, src, n);
 		break;
 	case OPTINC_K_ISUM:
 		for (i = 0; i < n; i++)
@@ -72,8 +72,7 @@ void optinc_acc_fold(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 			acc[i] += oi_get16(src + 2 * i);
 		break;
 	case OPTINC_K_ONN8:
-		for (i = 0; i < n; i++)
-			acc[i] += optinc_pam4_spread8(src[i]);
+		optinc_pam4_planes_fold((__u8 *)acc, src, n);
 		break;
 	case OPTINC_K_ISUM:
 		for (i = 0; i < n; i++)
@@ -123,30 +122,10 @@ static void finish_avg8(const __u32 *acc, __u32 n, __u16 members, __u8 *dst)
 		dst[i] = (__u8)optinc_avg_rhe(acc[i], members);
 }
 
-/*
- * The ONN mode: index P's lane sums into the truth table (f_theta). The
- * indices are computed in place over the accumulators first, a loop the
- * compiler vectorizes; the look-ups are then a plain gather.
- */
-static void finish_table(__u32 *acc, __u32 n, const struct optinc_table *t,
-			 __u8 *dst)
-{
-	__u32 i, r = t->radix;
-
-	for (i = 0; i < n; i++) {
-		__u32 a = acc[i];
-
-		acc[i] = (a & 0xff) + r * (((a >> 8) & 0xff) +
-			 r * (((a >> 16) & 0xff) + r * (a >> 24)));
-	}
-	for (i = 0; i < n; i++)
-		dst[i] = t->out[acc[i]];
-}
-
 /**
  * optinc_acc_finish() - turn a complete slot's accumulators into a result
  * @k:       reduction kind
- * @acc:     @n accumulators; consumed (ONN mode reuses them for indices)
+ * @acc:     @n accumulators (ONN mode: P's sums as four byte planes)
  * @n:       elements
  * @members: N, the number of contributions in @acc
  * @t:       truth table, for OPTINC_K_ONN8 (N must match)
@@ -164,7 +143,7 @@ __u32 optinc_acc_finish(enum optinc_kind k, __u32 *acc, __u32 n,
 		finish_avg8(acc, n, members, dst);
 		return n;
 	case OPTINC_K_ONN8:
-		finish_table(acc, n, t, dst);
+		optinc_table_lookup(t, (const __u8 *)acc, n, dst);
 		return n;
 	case OPTINC_K_MAX8:
 		for (i = 0; i < n; i++)

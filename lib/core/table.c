@@ -86,3 +86,54 @@ void optinc_table_fill_exact(__u8 *out, __u16 members, __u8 bits)
 		out[i] = (__u8)optinc_avg_rhe(total, members);
 	}
 }
+
+/* Elements indexed per round of optinc_table_lookup(): 256 bytes of stack. */
+#define TABLE_CHUNK	64
+
+/*
+ * The mixed-radix index of elements [i, i + m): s_0 + R s_1 and s_2 + R s_3
+ * fit 16 bits (at most 192 + 193 * 192), so only the last step is 32-bit.
+ */
+static void table_index(const __u8 *planes, __u32 n, __u32 i, __u32 m,
+			__u32 r, __u32 *idx)
+{
+	const __u8 *p0 = planes + i, *p1 = p0 + n, *p2 = p1 + n, *p3 = p2 + n;
+	__u32 j, r2 = r * r;
+
+	for (j = 0; j < m; j++) {
+		__u16 lo = (__u16)(p0[j] + r * p1[j]);
+		__u16 hi = (__u16)(p2[j] + r * p3[j]);
+
+		idx[j] = lo + r2 * hi;
+	}
+}
+
+/**
+ * optinc_table_lookup() - f_theta by table: the outputs of P's sums
+ * @t:      the truth table; @t->members contributions are in @planes
+ * @planes: P's sums as optinc_pam4_planes_load() leaves them
+ * @n:      elements
+ * @dst:    @n output values
+ *
+ * Outputs are stored four at a time: byte stores after each look-up made
+ * this loop twice as slow.
+ */
+void optinc_table_lookup(const struct optinc_table *t, const __u8 *planes,
+			 __u32 n, __u8 *dst)
+{
+	const __u8 *out = t->out;
+	__u32 idx[TABLE_CHUNK], i, j, m, v;
+
+	for (i = 0; i < n; i += m) {
+		m = n - i < TABLE_CHUNK ? n - i : TABLE_CHUNK;
+		table_index(planes, n, i, m, t->radix, idx);
+		for (j = 0; j + 4 <= m; j += 4) {
+			v = out[idx[j]] | out[idx[j + 1]] << 8 |
+			    out[idx[j + 2]] << 16 | (__u32)out[idx[j + 3]] << 24;
+			v = oi_le32(v);
+			memcpy(dst + i + j, &v, 4);
+		}
+		for (; j < m; j++)
+			dst[i + j] = out[idx[j]];
+	}
+}

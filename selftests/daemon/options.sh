@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# optincd's options, config file and truth-table checks, its start and stop
+# optincd's options, config file and truth-table checks (a bad table leaves
+# only its job unserved), its start and stop
 # with telemetry, and optincctl's command line. No network: one net_null
 # port. Prints TAP.
 set -u
@@ -85,12 +86,38 @@ mktable "$tmp/good.tbl" 2 1 0
 mktable "$tmp/trunc.tbl" 2 1 100
 mktable "$tmp/v2.tbl" 2 2 0
 mktable "$tmp/n3.tbl" 3 1 0
-refuse "truncated table refused" "table '$tmp/trunc.tbl': file truncated" \
-	--addr 10.77.0.254 --job id=1,size=2,table="$tmp/trunc.tbl"
-refuse "wrong table version refused" "table '$tmp/v2.tbl': unsupported table version" \
-	--addr 10.77.0.254 --job id=1,size=2,table="$tmp/v2.tbl"
-refuse "table for another N refused" "table '$tmp/n3.tbl': made for N=3 B=8" \
-	--addr 10.77.0.254 --job id=1,size=2,table="$tmp/n3.tbl"
+# Bad tables leave their job unserved; optincd runs the others.
+J="window=8,max-elems=1024"
+"$D" "${EAL[@]}" -- --addr 10.77.0.254 --job id=1,size=2,table="$tmp/good.tbl",$J \
+	--job id=2,size=2,table="$tmp/trunc.tbl",$J --job id=3,size=2,table="$tmp/v2.tbl",$J \
+	--job id=4,size=2,table="$tmp/n3.tbl",$J >"$tmp/bad.log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+	"$C" --prefix "$prefix" daemon show >/dev/null 2>&1 && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+done
+served=$("$C" --prefix "$prefix" -j daemon jobs 2>&1 | python3 -c '
+import json, sys
+print(" ".join("%s:%s:%s" % (j["id"], j["mode"], j["served"]) for j in json.load(sys.stdin)))' 2>&1)
+# bad_table NAME TEXT: the log names job, file and problem; only job 1 served
+bad_table() {
+	if grep -F -- "$2" "$tmp/bad.log" | grep -q "the job is not served" &&
+	   [ "$served" = "1:onn:1 2:exact:0 3:exact:0 4:exact:0" ]; then
+		ok "$1"
+	else
+		nok "$1" "jobs: $served" "$(cat "$tmp/bad.log")"
+	fi
+}
+bad_table "truncated table: its job not served, optincd runs" \
+	"job 2: table '$tmp/trunc.tbl': file truncated"
+bad_table "wrong table version: its job not served" \
+	"job 3: table '$tmp/v2.tbl': unsupported table version"
+bad_table "table for another N: its job not served" \
+	"job 4: table '$tmp/n3.tbl': made for N=3 B=8"
+kill -INT "$pid"
+wait "$pid"
+pid=
 
 cat >"$tmp/ok.conf" <<CONF
 # optincd config: one option per line

@@ -174,4 +174,72 @@ TEST(onn_wrong_entry_shows_where_it_is)
 	EXPECT_EQ(0x1b + 4, out[0]);
 }
 
+/* P's sums of element i of @in (@members rows of @n values), via the spread. */
+static __u32 ref_lanes(const __u8 *in, int members, __u32 n, __u32 i)
+{
+	__u32 lanes = 0;
+	int r;
+
+	for (r = 0; r < members; r++)
+		lanes += optinc_pam4_spread8(in[(size_t)r * n + i]);
+	return lanes;
+}
+
+TEST(pam4_planes_hold_the_symbol_sums)
+{
+	static __u8 in[64 * 77], planes[4 * 77];
+	__u32 n, i, k, lanes;
+	int members, r;
+
+	srand(5);
+	for (members = 1; members <= 64; members += 9) {
+		for (n = 1; n <= 77; n += 4) {
+			for (i = 0; i < (__u32)members * n; i++)
+				in[i] = members == 64 ? 0xff : (__u8)rand();
+			optinc_pam4_planes_load(planes, in, n);
+			for (r = 1; r < members; r++)
+				optinc_pam4_planes_fold(planes, in + (size_t)r * n, n);
+			for (i = 0; i < n; i++) {
+				lanes = ref_lanes(in, members, n, i);
+				for (k = 0; k < 4; k++)
+					ASSERT_EQ((lanes >> (8 * k)) & 0xff,
+						  planes[k * n + i]);
+			}
+		}
+	}
+}
+
+TEST(table_lookup_reads_the_entry_of_each_index)
+{
+	static __u8 tab[49 * 49 * 49 * 49], in[16 * 200], planes[4 * 200];
+	__u8 out[200];
+	struct optinc_table t = { .bits = 8, .out = tab };
+	__u32 i, n, idx;
+	int members, r;
+
+	srand(6);
+	for (i = 0; i < sizeof(tab); i++)
+		tab[i] = (__u8)(i * 2654435761u >> 24);
+	for (members = 2; members <= 16; members *= 2) {
+		t.members = (__u16)members;
+		t.radix = (__u16)(3 * members + 1);
+		t.entries = t.radix * t.radix * t.radix * t.radix;
+		for (n = 1; n <= 200; n += 13) {
+			for (i = 0; i < (__u32)members * n; i++)
+				in[i] = (__u8)rand();
+			optinc_pam4_planes_load(planes, in, n);
+			for (r = 1; r < members; r++)
+				optinc_pam4_planes_fold(planes, in + (size_t)r * n, n);
+			memset(out, 0, sizeof(out));
+			optinc_table_lookup(&t, planes, n, out);
+			for (i = 0; i < n; i++) {
+				idx = optinc_pam4_index(ref_lanes(in, members, n, i),
+							t.radix, 4);
+				ASSERT_LT(idx, t.entries);
+				ASSERT_EQ(tab[idx], out[i]);
+			}
+		}
+	}
+}
+
 TEST_HARNESS_MAIN

@@ -2,6 +2,7 @@
 /* optincctl daemon: optincd's state and counters, from its telemetry. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +157,9 @@ static void dmn_job_head(json_object *j)
 	dmn_u64(j, "size", " size %" PRIu64);
 	dmn_u64(j, "bits", " bits %" PRIu64);
 	dmn_str(j, "mode", " mode %s");
+	dmn_u64(j, "served", NULL);
+	if (!dmn_get_u64(j, "served"))
+		optincctl_print_text(" not-served");
 	dmn_u64(j, "joined", " joined %" PRIu64);
 	optincctl_print_text("/%" PRIu64, dmn_get_u64(j, "size"));
 }
@@ -240,18 +244,28 @@ static void dmn_job_detail(json_object *j, json_object *members)
 	optincctl_print_close();
 }
 
+/* A job id as the daemon takes it: decimal digits. */
+static int dmn_job_id(const char *word)
+{
+	char *end;
+
+	strtoul(word, &end, 10);
+	if (!*word || *end) {
+		fprintf(stderr, "optincctl: job \"%s\": not a job id\n", word);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int dmn_job(struct optincctl_tel *t, char **argv)
 {
 	json_object *j = NULL, *members = NULL;
 	char cmd[64];
-	char *end;
 	int ret;
 
-	strtoul(argv[0], &end, 10);
-	if (!*argv[0] || *end) {
-		fprintf(stderr, "optincctl: job \"%s\": not a job id\n", argv[0]);
-		return -EINVAL;
-	}
+	ret = dmn_job_id(argv[0]);
+	if (ret)
+		return ret;
 	snprintf(cmd, sizeof(cmd), "/optinc/job,%s", argv[0]);
 	ret = optincctl_tel_query(t, cmd, &j);
 	if (!ret) {
@@ -270,11 +284,45 @@ static int dmn_job(struct optincctl_tel *t, char **argv)
 	return ret;
 }
 
+/* "table ID FILE": optincd loads FILE itself, so send it as an absolute path. */
+static int dmn_table(struct optincctl_tel *t, char **argv)
+{
+	char *path = realpath(argv[1], NULL), cmd[PATH_MAX + 32];
+	const char *file = path ? path : argv[1];
+	json_object *o = NULL;
+	int ret;
+
+	ret = dmn_job_id(argv[0]);
+	if (!ret && snprintf(cmd, sizeof(cmd), "/optinc/table,%s,%s", argv[0],
+			     file) >= (int)sizeof(cmd))
+		ret = -ENAMETOOLONG;
+	if (!ret)
+		ret = optincctl_tel_query(t, cmd, &o);
+	if (ret == -ENOENT)
+		fprintf(stderr, "optincctl: optincd has no job %s\n", argv[0]);
+	if (!ret && !dmn_get_u64(o, "installed")) {
+		fprintf(stderr, "optincctl: job %s: table '%s': %s\n", argv[0],
+			file, dmn_get_str(o, "error"));
+		ret = -EINVAL;
+	} else if (!ret) {
+		optincctl_print_start(false);
+		dmn_u64(o, "id", "job %" PRIu64);
+		dmn_str(o, "table", " table %s");
+		dmn_u64(o, "table_wrong", " wrong-entries %" PRIu64);
+		dmn_str(o, "mode", " mode %s\n");
+		optincctl_print_end();
+	}
+	json_object_put(o);
+	free(path);
+	return ret;
+}
+
 static void dmn_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: optincctl [ OPTIONS ] daemon { show | ports | jobs | help }\n"
 		"       optincctl [ OPTIONS ] daemon job ID\n"
+		"       optincctl [ OPTIONS ] daemon table ID FILE\n"
 		"OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | --prefix PREFIX }\n"
 		"Reads optincd's DPDK telemetry socket, /var/run/dpdk/PREFIX/dpdk_telemetry.v2\n"
 		"(PREFIX: optincd's --file-prefix, default \"rte\").\n");
@@ -289,6 +337,7 @@ static const struct dmn_cmd {
 	{ "ports", dmn_ports, 0 },
 	{ "jobs", dmn_jobs, 0 },
 	{ "job", dmn_job, 1 },
+	{ "table", dmn_table, 2 },
 };
 
 /* Exact names first, so "job" is not taken for "jobs". */
@@ -328,7 +377,8 @@ int optincctl_daemon(int argc, char **argv)
 		return optincctl_unknown(word, "daemon");
 	if ((argc ? argc - 1 : 0) != c->nargs) {
 		fprintf(stderr, "optincctl: daemon %s: %s, try \"optincctl "
-			"daemon help\".\n", c->name, c->nargs ? "needs a job id" :
+			"daemon help\".\n", c->name, c->nargs == 2 ?
+			"needs a job id and a file" : c->nargs ? "needs a job id" :
 			"takes no arguments");
 		return -EINVAL;
 	}
@@ -336,7 +386,7 @@ int optincctl_daemon(int argc, char **argv)
 	if (ret)
 		return ret;
 	ret = c->fn(&t, argv + 1);
-	if (ret == -ENOENT && c->fn != dmn_job)
+	if (ret == -ENOENT && c->fn != dmn_job && c->fn != dmn_table)
 		fprintf(stderr, "optincctl: optincd gave no answer (an older "
 			"version, or stopping)\n");
 	optincctl_tel_close(&t);

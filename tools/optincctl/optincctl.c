@@ -28,6 +28,7 @@ static void usage(FILE *f)
 		"                    --prefix PREFIX | -V[ersion] | -h[elp] }\n"
 		"\n"
 		"       optincctl daemon { show | ports | jobs | job ID }\n"
+		"       optincctl daemon table ID FILE\n"
 		"       optincctl table show FILE\n"
 		"       optincctl xdp { attach | detach | show } ...\n"
 		"-s: more counters; --prefix: optincd's DPDK --file-prefix (default rte).\n");
