@@ -134,9 +134,6 @@ static int udp_recv(struct optinc_comm *c, struct optinc_xport *xp,
 	unsigned int i, k = OPTINC_MIN(n, OPTINC_RX_BATCH);
 	int r;
 
-	r = udp_poll(c, fd, timeout_ms);
-	if (r <= 0)
-		return r;
 	memset(msg, 0, k * sizeof(msg[0]));
 	for (i = 0; i < k; i++) {
 		iov[i].iov_base = p[i].buf;
@@ -144,7 +141,14 @@ static int udp_recv(struct optinc_comm *c, struct optinc_xport *xp,
 		msg[i].msg_hdr.msg_iov = &iov[i];
 		msg[i].msg_hdr.msg_iovlen = 1;
 	}
+	/* frames are usually queued already: poll only when none is */
 	r = recvmmsg(fd, msg, k, MSG_DONTWAIT, NULL);
+	if (r < 0 && errno == EAGAIN && timeout_ms) {
+		r = udp_poll(c, fd, timeout_ms);
+		if (r <= 0)
+			return r;
+		r = recvmmsg(fd, msg, k, MSG_DONTWAIT, NULL);
+	}
 	if (r < 0) {
 		if (udp_transient(xp, errno))
 			return 0;

@@ -19,6 +19,28 @@ static inline double quant_rne(double v)
 	return (v + RNE_MAGIC) - RNE_MAGIC;	/* never -ffast-math here */
 }
 
+/*
+ * The maximum of |x| runs in chunks of QUANT_CHUNK elements, a constant
+ * trip count without branches, which gcc -O2 (its "very cheap" cost
+ * model) vectorizes: it was a quarter of a rank's time at 64 MiB.
+ */
+#define QUANT_CHUNK	16
+#define QUANT_ABS	0x7fffffffu
+#define QUANT_INF	0x7f800000u	/* |x| bits at or above: NaN or inf */
+
+/* max(@m, bits of |x[i]|): the bits of non-negative floats order like them */
+static inline __u32 quant_max_bits(const float *x, __u32 n, __u32 m)
+{
+	__u32 i, b;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&b, &x[i], sizeof(b));
+		b &= QUANT_ABS;
+		m = b > m ? b : m;
+	}
+	return m;
+}
+
 double optinc_quant_step(__s8 e, unsigned int bits)
 {
 	return ldexp(1.0, (int)e - ((int)bits - 1));
@@ -38,23 +60,22 @@ double optinc_quant_step(__s8 e, unsigned int bits)
  */
 int optinc_block_exp(const float *x, __u32 n, unsigned int bits, __s8 *e)
 {
-	float m = 0.0f;
+	__u32 m = 0, i;
 	double f;
-	__u32 i;
+	float a;
 	int ex;
 
-	for (i = 0; i < n; i++) {
-		float a = fabsf(x[i]);
-
-		if (!(a <= 3.40282347e38f))	/* NaN or inf */
-			return -ERANGE;
-		m = a > m ? a : m;
-	}
-	if (m == 0.0f) {
+	for (i = 0; i + QUANT_CHUNK <= n; i += QUANT_CHUNK)
+		m = quant_max_bits(x + i, QUANT_CHUNK, m);
+	m = quant_max_bits(x + i, n - i, m);
+	if (m >= QUANT_INF)
+		return -ERANGE;
+	if (m == 0) {
 		*e = OPTINC_EXP_MIN;
 		return 0;
 	}
-	f = frexp(m, &ex);	/* m = f * 2^ex, f in [0.5, 1) */
+	memcpy(&a, &m, sizeof(a));
+	f = frexp(a, &ex);	/* a = f * 2^ex, f in [0.5, 1) */
 	if (f >= 1.0 - ldexp(1.0, -(int)bits))
 		ex++;
 	if (ex < OPTINC_EXP_MIN)

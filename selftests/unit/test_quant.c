@@ -56,6 +56,34 @@ TEST_F(q, exponent_is_smallest_without_clamping)
 	EXPECT_EQ(-ERANGE, optinc_block_exp(v, 1, B, &e));
 }
 
+/* The maximum is found wherever it sits: in a chunk, in the tail, negative. */
+TEST_F(q, exponent_sees_every_element)
+{
+	unsigned int B = variant->bits, n, at;
+	float v[53];
+	__s8 e;
+
+	for (n = 1; n <= 53; n += 13) {
+		for (at = 0; at < n; at++) {
+			memset(v, 0, sizeof(v));
+			v[0] = 0.25f;
+			v[at] = at & 1 ? -3.0f : 3.0f;	/* 3 < 2^2 (1 - 2^-B) */
+			ASSERT_EQ(0, optinc_block_exp(v, n, B, &e));
+			EXPECT_EQ(2, e);
+			v[at] = NAN;
+			EXPECT_EQ(-ERANGE, optinc_block_exp(v, n, B, &e));
+			v[at] = INFINITY;
+			EXPECT_EQ(-ERANGE, optinc_block_exp(v, n, B, &e));
+		}
+	}
+	v[0] = 1e-45f;	/* the smallest subnormal: clamped to the minimum */
+	ASSERT_EQ(0, optinc_block_exp(v, 1, B, &e));
+	EXPECT_EQ(OPTINC_EXP_MIN, e);
+	v[0] = -3.4e38f;
+	ASSERT_EQ(0, optinc_block_exp(v, 1, B, &e));
+	EXPECT_EQ(OPTINC_EXP_MAX, e);
+}
+
 TEST_F(q, round_trip_within_half_a_step)
 {
 	unsigned int B = variant->bits, i, t;

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# tools/bench: optinc-bench (liboptinc all-reduce over a size range) and,
+# tools/bench: optinc-bench (liboptinc all-reduce over a size range),
+# optinc-io-bench (the same frames reflected, no all-reduce) and,
 # when Open MPI's mpicc is there, optinc-mpi-bench (MPI_Allreduce, same
 # table); `make bench` runs tools/bench/optinc-bench.sh.
 
@@ -17,6 +18,20 @@ $(BENCH): $(BENCH_OBJ) $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
 
 ALL_TARGETS += $(BENCH)
 BINS += $(BENCH)
+
+# optinc-io-bench: optinc's frames without the all-reduce (I/O baseline)
+IO_BENCH := $(O)/bin/optinc-io-bench
+IO_BENCH_OBJ := $(O)/tools/bench/io-bench.o
+
+$(IO_BENCH_OBJ): EXTRA_CFLAGS += -Itools/bench
+
+$(IO_BENCH): $(IO_BENCH_OBJ) $(CORE_LIB)
+	$(call msg,LD,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
+ALL_TARGETS += $(IO_BENCH)
+BINS += $(IO_BENCH)
 
 ifneq ($(MPICC),)
 MPI_BENCH := $(O)/bin/optinc-mpi-bench

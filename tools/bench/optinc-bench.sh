@@ -5,7 +5,8 @@
 # TCP through the same switch, Open MPI's
 # MPI_Allreduce with every rank in its server namespace (TCP through the
 # switch) and Open MPI on one box; then bytes sent per rank as counted by the
-# switch. Prints Markdown and writes it to a file.
+# switch; the I/O limit: the same frames reflected by dpdk-testpmd on the
+# same ports (optinc-io-bench). Prints Markdown and writes it to a file.
 set -u
 
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
@@ -18,11 +19,15 @@ esac
 export O
 BENCH=$O/bin/optinc-bench
 MPIBENCH=$O/bin/optinc-mpi-bench
+IOBENCH=$O/bin/optinc-io-bench
 CTL=${OPTINCCTL:-$O/bin/optincctl}
+TESTPMD=${TESTPMD:-dpdk-testpmd}
+STATE=${OPTINC_TB_STATE:-/run/optinc-testbed}
+SW_ADDR=10.77.0.254
 
 SIZES="2 4 8"
 MINB=4K MAXB=256M FACTOR=4 ITERS=10 WARMUP=1 TLIMIT=2 CHECK=""
-ALGOS="optinc ring mpi mpi-box afxdp"
+ALGOS="optinc ring mpi mpi-box afxdp testpmd"
 CSIZE=16M
 REF=64M
 OUT=$ROOT/Documentation/bench-results.md
@@ -39,7 +44,7 @@ usage: optinc-bench.sh [-N 'SIZES'] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS]
   -n -w   timed iterations and warm-up calls per size (default $ITERS $WARMUP)
   -T      stop a size's timed iterations after SECS (default $TLIMIT)
   -c      check every result against the double-precision reference
-  -a      any of: optinc ring mpi mpi-box afxdp (default "$ALGOS")
+  -a      any of: optinc ring mpi mpi-box afxdp testpmd (default "$ALGOS")
   -C      size of the counted run for bytes per rank (default $CSIZE)
   -r      size the ratios are reported at (default $REF)
   -o      Markdown output (default Documentation/bench-results.md; - for none)
@@ -63,6 +68,7 @@ bytes() {
 }
 
 cleanup() {
+	testpmd_down
 	"$TESTBED" down --tb "$TB" >/dev/null 2>&1
 	[ -n "${TMP:-}" ] && rm -rf "$TMP"
 }
@@ -119,6 +125,65 @@ afxdp_run() {
 	return $rc
 }
 
+# dpdk-testpmd in the switch namespace on optincd's ports (the same vdevs,
+# from its command line; pinned to CPU 0 like optincd), reflecting every
+# frame: 5tswap swaps MAC, IP and UDP addresses, port topology loop sends
+# it out where it came in. It answers no ARP: the servers get a static
+# entry for the switch address.
+testpmd_up() {
+	local n=$1 i mac mem
+	local -a vdevs
+
+	read -ra vdevs <"$TMP/$n.vdevs"
+	[ ${#vdevs[@]} -gt 0 ] || { echo "optinc-bench.sh: no vdevs of optincd" >&2; return 1; }
+	"$TESTBED" up --tb "$TB" -n "$n" --no-switch >&2 || return 1
+	for ((i = 0; i < n; i++)); do
+		mac=$(ip -n "$TB-sw" -br link show "p$i" | awk '{ print $3 }')
+		ip -n "$TB-h$i" neigh replace "$SW_ADDR" lladdr "$mac" dev eth0 ||
+			return 1
+	done
+	mem=$((64 + 24 * n))
+	[ $mem -lt 256 ] && mem=256
+	setsid ip netns exec "$TB-sw" "$TESTPMD" --lcores 0@0,1@0 --no-huge \
+		-m "$mem" --no-pci --file-prefix "$TB" "${vdevs[@]}" -- \
+		--forward-mode=5tswap --port-topology=loop --auto-start \
+		--stats-period=3600 --mbuf-size=9344 \
+		--total-num-mbufs=$((1024 + 512 * n)) \
+		</dev/null >"$TMP/testpmd.log" 2>&1 &
+	TPMD_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q "packet forwarding - ports=" "$TMP/testpmd.log" 2>/dev/null && return 0
+		kill -0 "$TPMD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "optinc-bench.sh: dpdk-testpmd did not start:" >&2
+	tail -n 5 "$TMP/testpmd.log" >&2
+	return 1
+}
+
+testpmd_down() {
+	local i
+
+	[ -n "${TPMD_PID:-}" ] || return 0
+	kill -TERM "$TPMD_PID" 2>/dev/null
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$TPMD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$TPMD_PID" 2>/dev/null
+	TPMD_PID=
+}
+
+# optinc-io-bench at REF through testpmd: one line per rank.
+testpmd_run() {
+	local n=$1
+
+	testpmd_up "$n" || return 1
+	"$TESTBED" run --tb "$TB" -t "$LIMIT" "$IOBENCH" -b "$REF" \
+		-n "$ITERS" -w "$WARMUP" | sed 's/^\[[0-9]*\] //'
+	testpmd_down
+}
+
 # One algorithm's table; rank 0's output (others' only on failure).
 run_algo() {
 	local algo=$1 n=$2
@@ -130,6 +195,7 @@ run_algo() {
 	afxdp) afxdp_run "$n" "$@" ;;
 	mpi) mpi_testbed "$n" "$@" ;;
 	mpi-box) mpi_box "$n" "$@" ;;
+	testpmd) testpmd_run "$n" ;;
 	esac
 }
 
@@ -205,7 +271,9 @@ one_size() {
 	echo "## N = $n"
 	echo
 	"$TESTBED" up --tb "$TB" -n "$n" >&2 || die "testbed with $n servers did not come up"
+	grep -o -- '--vdev [^ ]*' "$STATE/$TB/daemon.cmd" | tr '\n' ' ' >"$TMP/$n.vdevs"
 	for a in $ALGOS; do
+		[ "$a" = testpmd ] && continue
 		args=(-b "$MINB" -e "$MAXB" -f "$FACTOR" -n "$ITERS" -w "$WARMUP")
 		[ -n "$CHECK" ] && args+=(-c)
 		args+=(-T "$TLIMIT")
@@ -220,6 +288,42 @@ one_size() {
 	done
 	counted "$n" >"$TMP/$n.count"
 	"$TESTBED" down --tb "$TB" >&2
+	[[ " $ALGOS " == *" testpmd "* ]] || return 0
+	echo "### testpmd (I/O limit: optinc's frames at $REF reflected, no all-reduce)"
+	echo
+	echo '```'
+	run_algo testpmd "$n" >"$TMP/$n.testpmd" 2>&1 || echo "# testpmd failed:"
+	cat "$TMP/$n.testpmd"
+	echo '```'
+	echo
+	"$TESTBED" down --tb "$TB" >&2
+}
+
+# testpmd's mean time per call over ranks (us), frames/s per rank (sum
+# over ranks / n), Gbit/s received by all ranks, frames lost.
+io_summary() {
+	awk '$1 ~ /^[0-9]+$/ && NF == 8 { n++; t += $5; f += $6; g += $7; l += $8 }
+	     END { if (n) printf "%.1f %.0f %.2f %d\n", t / n, f / n, g * 8, l }' "$1"
+}
+
+io_row() {
+	local n=$1 io o t f g l
+
+	io=$(io_summary "$TMP/$n.testpmd" 2>/dev/null)
+	if [ -z "$io" ]; then
+		echo "| $n | - | - | - | - | - | - |"
+		return
+	fi
+	read -r t f g l <<<"$io"
+	o=$(time_at "$TMP/$n.optinc")
+	printf '| %s | %.1f | %s | %s | %s |' "$n" \
+		"$(awk -v t="$t" 'BEGIN { print t / 1000 }')" "$f" "$g" "$l"
+	if [ -n "$o" ]; then
+		printf ' %.1f | %.2f |\n' "$(awk -v o="$o" 'BEGIN { print o / 1000 }')" \
+			"$(awk -v t="$t" -v o="$o" 'BEGIN { print t / o }')"
+	else
+		printf ' - | - |\n'
+	fi
 }
 
 report() {
@@ -250,6 +354,24 @@ report() {
 		ratio_row "$n"
 	done
 	echo
+	if [[ " $ALGOS " == *" testpmd "* ]]; then
+		echo "## I/O limit at $REF: dpdk-testpmd vs optincd on the same ports"
+		echo
+		echo "testpmd: 5tswap forwarding (addresses swapped, frame sent back out"
+		echo "of its port), the af_packet vdevs of optincd, one forwarding lcore on"
+		echo "CPU 0; every rank sends optinc's frames of a $REF float32 call"
+		echo "(optinc-io-bench: same count, UDP payload and window) and waits for"
+		echo "them back. optincd's goodput / testpmd's = testpmd's time per call /"
+		echo "optinc's (same frames; optinc's time includes quantizing and the"
+		echo "exponent round)."
+		echo
+		echo "| N | testpmd ms/call | frames/s per rank | Gbit/s (all ranks, rx) | lost | optinc ms/call | optincd / testpmd |"
+		echo "|---|---|---|---|---|---|---|"
+		for n in $SIZES; do
+			io_row "$n"
+		done
+		echo
+	fi
 	echo "## Bytes sent per server / gradient bytes, counted by the switch ($CSIZE float32, one call)"
 	echo
 	echo "Per-port rx_bytes of optincd (whole Ethernet frames, all traffic of the"
@@ -289,6 +411,10 @@ main() {
 	if [[ $ALGOS == *afxdp* ]] && ! "$CTL" xdp help 2>&1 | grep -q "xdp attach"; then
 		echo "optinc-bench.sh: $CTL has no xdp object (libxdp-dev); skipping afxdp" >&2
 		ALGOS=$(echo "$ALGOS" | tr ' ' '\n' | grep -v '^afxdp' | tr '\n' ' ')
+	fi
+	if [[ $ALGOS == *testpmd* ]] && ! command -v "$TESTPMD" >/dev/null; then
+		echo "optinc-bench.sh: no $TESTPMD (Debian's dpdk-dev); skipping the I/O limit" >&2
+		ALGOS=$(echo "$ALGOS" | tr ' ' '\n' | grep -v '^testpmd' | tr '\n' ' ')
 	fi
 	if [[ $ALGOS == *mpi* ]] && [ ! -x "$MPIBENCH" ]; then
 		echo "optinc-bench.sh: $MPIBENCH not built (needs mpicc: openmpi-bin libopenmpi-dev); skipping Open MPI" >&2
