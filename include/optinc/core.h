@@ -88,6 +88,8 @@ enum optinc_kind {
 	OPTINC_K_SUM16,		/* offset binary 16 -> int32 sum */
 	OPTINC_K_ISUM,		/* int32 wrapping sum */
 	OPTINC_K_MAX8,		/* int8 max */
+	OPTINC_K_CAVG16,	/* cascade partial sums 16 -> 8-bit average */
+	OPTINC_K_CAVG32,	/* cascade partial sums 32 -> 16-bit average */
 	OPTINC_K_NR
 };
 
@@ -135,6 +137,7 @@ struct optinc_slot {
 	__u64	bitmap;		/* ranks counted */
 	__u8	valid;		/* holds an aggregation (seq meaningful) */
 	__u8	done;		/* result is in @res */
+	__u8	up;		/* complete, waiting for the upstream result */
 	__u8	op, bits, nscale, kind;
 	__u16	count, block;
 	__s8	scales[OPTINC_MAX_SCALES];
@@ -163,6 +166,8 @@ struct optinc_job {
 	__u64	joined;		/* bitmap of registered members */
 	struct optinc_member members[OPTINC_MAX_MEMBERS];
 	struct optinc_slot *slots;	/* 2 * window */
+	const struct optinc_uplink *up;	/* cascade: complete slots go up */
+	__u16	fanin;		/* cascade: members' fan-in (CAVG), 0: none */
 };
 
 /* What a datapath does with a frame after optinc_job_rx(). */
@@ -173,6 +178,7 @@ enum optinc_verdict {
 	OPTINC_V_RESEND,	/* slot done before: send its result to rank */
 	OPTINC_V_JOIN_ACK,	/* send a JOIN_ACK to rank; to all once complete */
 	OPTINC_V_NACK,		/* refuse a JOIN: send a NACK to the sender */
+	OPTINC_V_FORWARD,	/* slot complete: send it upstream (cascade) */
 };
 
 __u64 optinc_job_mem(__u16 window, __u16 max_elems);
@@ -196,6 +202,33 @@ void optinc_nack(const struct optinc_msg *req, enum optinc_drop why,
 		 struct optinc_msg *m);
 int optinc_job_complete(const struct optinc_job *job);
 __u8 optinc_job_kind(const struct optinc_job *job, __u8 op, __u8 bits);
+
+/* ---- cascade (lib/core/cascade.c, Documentation/scale.md) ---- */
+
+/*
+ * A first-level switch's membership in a job of the second-level switch:
+ * @self is this switch as that job's member, @window the upper job's
+ * (from its JOIN_ACK; at least this job's).
+ */
+struct optinc_uplink {
+	struct optinc_endpoint sw, self;
+	__u16	job, rank, window;
+	__u32	token;
+};
+
+__u8 optinc_cascade_kind(const struct optinc_job *job, __u8 op, __u8 bits);
+__u16 optinc_cascade_members(const struct optinc_job *job, __u8 kind);
+int optinc_cascade_shape_ok(const struct optinc_job *job,
+			    const struct optinc_msg *m, __u8 kind);
+__u32 optinc_cascade_elem_bytes(__u8 kind);
+__u32 optinc_build_up(void *frame, __u32 room, const struct optinc_job *job,
+		      const struct optinc_slot *s);
+void optinc_up_join(const struct optinc_uplink *up, __u32 nonce,
+		    struct optinc_msg *m);
+enum optinc_verdict optinc_job_rx_up(struct optinc_job *job,
+				     const struct optinc_msg *m,
+				     enum optinc_drop *why,
+				     struct optinc_slot **slot);
 
 /*
  * The four PAM4 symbols of an 8-bit value, symbol k in byte lane k: unit P

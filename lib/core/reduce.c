@@ -36,6 +36,7 @@ void optinc_acc_load(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 		break;
 	case OPTINC_K_AVG16:
 	case OPTINC_K_SUM16:
+	case OPTINC_K_CAVG16:
 		for (i = 0; i < n; i++)
 			acc[i] = oi_get16(src + 2 * i);
 		break;
@@ -44,6 +45,7 @@ void optinc_acc_load(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 			acc[i] = optinc_pam4_spread8(src[i]);
 		break;
 	case OPTINC_K_ISUM:
+	case OPTINC_K_CAVG32:
 		for (i = 0; i < n; i++)
 			acc[i] = oi_get32(src + 4 * i);
 		break;
@@ -68,6 +70,7 @@ void optinc_acc_fold(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 		break;
 	case OPTINC_K_AVG16:
 	case OPTINC_K_SUM16:
+	case OPTINC_K_CAVG16:
 		for (i = 0; i < n; i++)
 			acc[i] += oi_get16(src + 2 * i);
 		break;
@@ -76,6 +79,7 @@ void optinc_acc_fold(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 			acc[i] += optinc_pam4_spread8(src[i]);
 		break;
 	case OPTINC_K_ISUM:
+	case OPTINC_K_CAVG32:
 		for (i = 0; i < n; i++)
 			acc[i] += oi_get32(src + 4 * i);	/* wraps */
 		break;
@@ -93,6 +97,7 @@ __u8 optinc_result_bits(enum optinc_kind k)
 {
 	switch (k) {
 	case OPTINC_K_AVG16:
+	case OPTINC_K_CAVG32:
 		return 16;
 	case OPTINC_K_SUM8:
 	case OPTINC_K_SUM16:
@@ -148,7 +153,7 @@ static void finish_table(__u32 *acc, __u32 n, const struct optinc_table *t,
  * @k:       reduction kind
  * @acc:     @n accumulators; consumed (ONN mode reuses them for indices)
  * @n:       elements
- * @members: N, the number of contributions in @acc
+ * @members: N, the number of values summed in @acc (N2 x N1 for CAVG)
  * @t:       truth table, for OPTINC_K_ONN8 (N must match)
  * @dst:     result elements, optinc_result_bits(@k) / 8 bytes each
  *
@@ -170,7 +175,12 @@ __u32 optinc_acc_finish(enum optinc_kind k, __u32 *acc, __u32 n,
 		for (i = 0; i < n; i++)
 			dst[i] = (__u8)acc[i];
 		return n;
+	case OPTINC_K_CAVG16:
+		for (i = 0; i < n; i++)
+			dst[i] = (__u8)optinc_avg_rhe(acc[i], members);
+		return n;
 	case OPTINC_K_AVG16:
+	case OPTINC_K_CAVG32:
 		for (i = 0; i < n; i++)
 			oi_put16(dst + 2 * i, (__u16)optinc_avg_rhe(acc[i], members));
 		return 2 * n;
