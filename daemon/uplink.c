@@ -110,6 +110,25 @@ static int uplink_setup(struct optinc_agg_job *j)
 	return 0;
 }
 
+/* In onn mode a second level needs a cascade table of its fan-in, and only it. */
+static int uplink_check_table(const struct optinc_agg_job *j)
+{
+	const struct optinc_job_conf *jc = &j->conf;
+
+	if (jc->mode != OPTINC_MODE_ONN || j->table.fanin == jc->fanin)
+		return 0;
+	if (!jc->fanin)
+		fprintf(stderr, "optincd: job %u: table '%s' is a cascade table "
+			"(fan-in %u): the job needs fanin=%u\n", jc->id,
+			jc->table, j->table.fanin, j->table.fanin);
+	else
+		fprintf(stderr, "optincd: job %u: fanin=%u in onn mode needs a "
+			"cascade table of fan-in %u (version 2), '%s' is %s\n",
+			jc->id, jc->fanin, jc->fanin, jc->table, j->table.fanin ?
+			"for another fan-in" : "a one-level table");
+	return -EINVAL;
+}
+
 /**
  * optinc_uplink_init() - give jobs their cascade roles
  * @c: configuration (our address, the MTU); kept
@@ -128,6 +147,9 @@ int optinc_uplink_init(const struct optinc_conf *c)
 	up_conf = c;
 	nb_uplinks = 0;
 	for (i = 0; (j = optinc_agg_at(i)); i++) {
+		ret = uplink_check_table(j);
+		if (ret)
+			return ret;
 		j->core.fanin = j->conf.fanin;
 		if (!j->conf.up_ip)
 			continue;

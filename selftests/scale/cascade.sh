@@ -35,14 +35,14 @@ case_args() {
 	echo "-c $COUNT -t $type -o $op -b $bits -n $ITERS -T 30"
 }
 
-# Counters of one job as optincctl shows them, as "k=v ..." for the keys given.
+# Counters of one job (telemetry /optinc/job), the values of the keys given.
 job_keys() {
 	local tb=$1 job=$2
 
 	shift 2
-	"$TESTBED" ctl --tb "$tb" -j daemon job "$job" | python3 -c '
+	"$TESTBED" tel --tb "$tb" "/optinc/job,$job" | python3 -c '
 import json, sys
-j = json.load(sys.stdin)
+j = json.loads(sys.stdin.readline())["/optinc/job"]
 print(" ".join(str(j[k]) for k in sys.argv[1:]))' "$@"
 }
 
@@ -120,15 +120,16 @@ same_frames() {
 	[ "$1" -eq "$2" ] && [ "$1" -gt 0 ]
 }
 
-# Bytes per server of the cascade over one level's, both ways, within 2 %
-# (retransmissions differ between runs; the frames themselves are equal).
+# Bytes per server of the cascade over one level's, both ways: 1.0 x, within
+# 0.95-1.10 (JOIN repeats and retransmissions differ between runs; the
+# frames themselves are equal, checked above)
 bytes_ratio() {
 	local c_rx=$1 c_tx=$2 f_rx=$3 f_tx=$4
 
 	awk -v a="$c_rx" -v b="$c_tx" -v c="$f_rx" -v d="$f_tx" 'BEGIN {
 		printf "# bytes per server (port counters): cascade %.0f in, %.0f out; one level %.0f in, %.0f out; ratio %.4f in, %.4f out\n",
 			a / 16, b / 16, c / 16, d / 16, a / c, b / d
-		exit !(c > 0 && d > 0 && a / c > 0.98 && a / c < 1.02 && b / d > 0.98 && b / d < 1.02) }'
+		exit !(c > 0 && d > 0 && a / c > 0.95 && a / c < 1.10 && b / d > 0.95 && b / d < 1.10) }'
 }
 
 # Loss and duplicates on one link: server 1 of group 0, both ways.
