@@ -77,6 +77,8 @@ struct optinc_table {
 	__u16	radix;		/* 3N + 1 */
 	__u32	entries;	/* radix^(B/2) */
 	const __u8 *out;	/* entries output values (offset binary) */
+	__u8	digits;		/* cascade table: input digits (B/2 + 1), else 0 */
+	__u16	fanin;		/* cascade table: N1 below each of the N members */
 };
 
 /* Reduction kinds: how a slot accumulates and finishes. */
@@ -90,6 +92,7 @@ enum optinc_kind {
 	OPTINC_K_MAX8,		/* int8 max */
 	OPTINC_K_CAVG16,	/* cascade partial sums 16 -> 8-bit average */
 	OPTINC_K_CAVG32,	/* cascade partial sums 32 -> 16-bit average */
+	OPTINC_K_CONN8,		/* cascade partial sums 16 -> P unit + table */
 	OPTINC_K_NR
 };
 
@@ -215,6 +218,27 @@ struct optinc_uplink {
 	__u16	job, rank, window;
 	__u32	token;
 };
+
+/* Cascade truth tables (version 2; onn.md section 4, scale.md 3.4). */
+#define OPTINC_TABLE_VERSION_CASCADE	2
+#define OPTINC_CASCADE_DIGITS		5	/* B/2 + 1 for B = 8, N1 <= 4 */
+#define OPTINC_CASCADE_MAX_MEMBERS	21	/* lane sums 3 N <= 63 */
+
+int optinc_cascade_table_parse(const void *buf, __u64 len,
+			       struct optinc_table *t, const char **why);
+void optinc_cascade_table_fill_exact(__u8 *out, __u16 members, __u16 fanin);
+void optinc_cascade_finish_table(__u32 *acc, __u32 n,
+				 const struct optinc_table *t, __u8 *dst);
+
+/*
+ * The five base-4 digits of a first-level partial sum S_j < 1024, digit k
+ * in the 6-bit lane k: the second level's unit P is one 32-bit addition.
+ */
+static inline __u32 optinc_cascade_spread(__u32 v)
+{
+	return (v & 0x3) | (v & 0xc) << 4 | (v & 0x30) << 8 |
+	       (v & 0xc0) << 12 | (v & 0x300) << 16;
+}
 
 __u8 optinc_cascade_kind(const struct optinc_job *job, __u8 op, __u8 bits);
 __u16 optinc_cascade_members(const struct optinc_job *job, __u8 kind);

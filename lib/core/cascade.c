@@ -10,11 +10,18 @@
 #include <optinc/core.h>
 #include "compat.h"
 
-/* The CAVG kinds of a second-level job (fan-in set), else OPTINC_K_NR. */
+/*
+ * The CAVG kinds of a second-level job (fan-in set), else OPTINC_K_NR. In
+ * onn mode 8-bit averages go through the job's cascade table (B = 16 is
+ * exact, as in one level).
+ */
 __u8 optinc_cascade_kind(const struct optinc_job *job, __u8 op, __u8 bits)
 {
-	if (op != OPTINC_OP_CAVG || !job->fanin || job->mode != OPTINC_MODE_EXACT)
+	if (op != OPTINC_OP_CAVG || !job->fanin)
 		return OPTINC_K_NR;
+	if (bits == 16 && job->mode == OPTINC_MODE_ONN)
+		return job->table && job->table->digits == OPTINC_CASCADE_DIGITS &&
+		       job->table->fanin == job->fanin ? OPTINC_K_CONN8 : OPTINC_K_NR;
 	if (bits == 16)
 		return OPTINC_K_CAVG16;
 	if (bits == 32)
@@ -25,7 +32,8 @@ __u8 optinc_cascade_kind(const struct optinc_job *job, __u8 op, __u8 bits)
 /* How many values a complete slot of @kind holds: N, or N2 x N1 for CAVG. */
 __u16 optinc_cascade_members(const struct optinc_job *job, __u8 kind)
 {
-	if (kind == OPTINC_K_CAVG16 || kind == OPTINC_K_CAVG32)
+	if (kind == OPTINC_K_CAVG16 || kind == OPTINC_K_CAVG32 ||
+	    kind == OPTINC_K_CONN8)
 		return (__u16)(job->size * job->fanin);
 	return job->size;
 }
@@ -34,7 +42,8 @@ __u16 optinc_cascade_members(const struct optinc_job *job, __u8 kind)
 int optinc_cascade_shape_ok(const struct optinc_job *job,
 			    const struct optinc_msg *m, __u8 kind)
 {
-	if (kind != OPTINC_K_CAVG16 && kind != OPTINC_K_CAVG32)
+	if (kind != OPTINC_K_CAVG16 && kind != OPTINC_K_CAVG32 &&
+	    kind != OPTINC_K_CONN8)
 		return 1;
 	return m->size == job->fanin;
 }
@@ -229,4 +238,113 @@ enum optinc_verdict optinc_job_rx_up(struct optinc_job *job,
 	s->done = 1;
 	*why = OPTINC_DROP_NONE;
 	return OPTINC_V_COMPLETE;
+}
+
+/* ---- the second level's unit P and truth table (onn mode) ---- */
+
+static __u32 cascade_entries(__u32 radix)
+{
+	__u32 e = 1, k;
+
+	for (k = 0; k < OPTINC_CASCADE_DIGITS; k++)
+		e *= radix;
+	return e;
+}
+
+/**
+ * optinc_cascade_table_parse() - check a version-2 (cascade) table file
+ * @buf: the whole file
+ * @len: its size
+ * @t:   the table; t->out points into @buf
+ * @why: set to what is wrong when the file is refused
+ *
+ * Header as version 1 with members = N (the second level's members),
+ * radix 3N + 1, entries radix^5, and the reserved words: rsvd[0] = input
+ * digits (5: B/2 + 1), rsvd[1] = the fan-in N1 below each member (2..4,
+ * so that R_j is one base-4 digit).
+ *
+ * Return: 0, or -EINVAL with @why set.
+ */
+int optinc_cascade_table_parse(const void *buf, __u64 len,
+			       struct optinc_table *t, const char **why)
+{
+	const struct optinc_table_file_hdr *h = buf;
+	__u32 members, radix, entries, digits, fanin;
+
+	*why = "file shorter than the 64-byte table header";
+	if (len < OPTINC_TABLE_HDR_LEN)
+		return -EINVAL;
+	*why = "not a cascade table (version 2)";
+	if (memcmp(h->magic, OPTINC_TABLE_MAGIC, 8) ||
+	    oi_le16(h->version) != OPTINC_TABLE_VERSION_CASCADE)
+		return -EINVAL;
+	*why = "bits per value is not 8 (only B = 8 tables are supported)";
+	if (oi_le16(h->bits) != 8)
+		return -EINVAL;
+	members = oi_le16(h->members);
+	radix = oi_le16(h->radix);
+	entries = oi_le32(h->entries);
+	digits = oi_le32(h->rsvd[0]);
+	fanin = oi_le32(h->rsvd[1]);
+	*why = "cascade table: members out of range (1..21)";
+	if (members < 1 || members > OPTINC_CASCADE_MAX_MEMBERS)
+		return -EINVAL;
+	*why = "cascade table: not 5 input digits with a fan-in of 2..4";
+	if (digits != OPTINC_CASCADE_DIGITS || fanin < 2 || fanin > 4)
+		return -EINVAL;
+	*why = "radix is not 3 * members + 1";
+	if (radix != 3 * members + 1)
+		return -EINVAL;
+	*why = "entry count is not radix^5";
+	if (entries != cascade_entries(radix))
+		return -EINVAL;
+	*why = "file size is not the header and the entries";
+	if (len != OPTINC_TABLE_HDR_LEN + (__u64)entries)
+		return -EINVAL;
+	*why = NULL;
+	t->members = (__u16)members;
+	t->bits = 8;
+	t->radix = (__u16)radix;
+	t->entries = entries;
+	t->out = (const __u8 *)buf + OPTINC_TABLE_HDR_LEN;
+	t->digits = (__u8)digits;
+	t->fanin = (__u16)fanin;
+	return 0;
+}
+
+/*
+ * The cascade table of a perfect ONN: the digit sums s_0..s_4 to
+ * round_half_even((s_0 + 4 s_1 + ... + 256 s_4) / (N1 N)); sums no
+ * first level can produce (beyond 255 N1 N) give 255.
+ */
+void optinc_cascade_table_fill_exact(__u8 *out, __u16 members, __u16 fanin)
+{
+	__u32 radix = 3u * members + 1, n = cascade_entries(radix), i, k;
+	__u32 sums[OPTINC_CASCADE_DIGITS], total, q;
+
+	for (i = 0; i < n; i++) {
+		optinc_pam4_sums(i, radix, OPTINC_CASCADE_DIGITS, sums);
+		total = 0;
+		for (k = OPTINC_CASCADE_DIGITS; k-- > 0;)
+			total = total * 4 + sums[k];
+		q = optinc_avg_rhe(total, (__u32)members * fanin);
+		out[i] = (__u8)(q > 255 ? 255 : q);
+	}
+}
+
+/* Lane sums (6 bits each) to table indices in place, then the look-ups. */
+void optinc_cascade_finish_table(__u32 *acc, __u32 n,
+				 const struct optinc_table *t, __u8 *dst)
+{
+	__u32 i, r = t->radix;
+
+	for (i = 0; i < n; i++) {
+		__u32 a = acc[i];
+
+		acc[i] = (a & 0x3f) + r * (((a >> 6) & 0x3f) +
+			 r * (((a >> 12) & 0x3f) + r * (((a >> 18) & 0x3f) +
+			 r * (a >> 24))));
+	}
+	for (i = 0; i < n; i++)
+		dst[i] = t->out[acc[i]];
 }

@@ -44,6 +44,10 @@ void optinc_acc_load(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 		for (i = 0; i < n; i++)
 			acc[i] = optinc_pam4_spread8(src[i]);
 		break;
+	case OPTINC_K_CONN8:
+		for (i = 0; i < n; i++)
+			acc[i] = optinc_cascade_spread(oi_get16(src + 2 * i));
+		break;
 	case OPTINC_K_ISUM:
 	case OPTINC_K_CAVG32:
 		for (i = 0; i < n; i++)
@@ -77,6 +81,10 @@ void optinc_acc_fold(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 	case OPTINC_K_ONN8:
 		for (i = 0; i < n; i++)
 			acc[i] += optinc_pam4_spread8(src[i]);
+		break;
+	case OPTINC_K_CONN8:
+		for (i = 0; i < n; i++)
+			acc[i] += optinc_cascade_spread(oi_get16(src + 2 * i));
 		break;
 	case OPTINC_K_ISUM:
 	case OPTINC_K_CAVG32:
@@ -170,6 +178,9 @@ __u32 optinc_acc_finish(enum optinc_kind k, __u32 *acc, __u32 n,
 		return n;
 	case OPTINC_K_ONN8:
 		finish_table(acc, n, t, dst);
+		return n;
+	case OPTINC_K_CONN8:
+		optinc_cascade_finish_table(acc, n, t, dst);
 		return n;
 	case OPTINC_K_MAX8:
 		for (i = 0; i < n; i++)

@@ -254,6 +254,79 @@ TEST(avg8_every_sum)
 	casc_free(c);
 }
 
+/* onn mode at the second level: an exact cascade table gives one level's result. */
+TEST(onn_second_level)
+{
+	struct casc *c = casc_new();
+	__u32 radix = 3 * N2 + 1, entries = radix * radix * radix * radix * radix;
+	__u8 *buf = calloc(1, OPTINC_TABLE_HDR_LEN + entries);
+	struct optinc_table_file_hdr *h = (void *)buf;
+	struct optinc_slot *a, *b;
+	struct optinc_table t;
+	const char *why;
+	unsigned int round;
+	__u32 seq = 0;
+
+	ASSERT_NE(NULL, c);
+	ASSERT_NE(NULL, buf);
+	memcpy(h->magic, OPTINC_TABLE_MAGIC, 8);
+	h->version = OPTINC_TABLE_VERSION_CASCADE;	/* little endian host */
+	h->members = N2;
+	h->bits = 8;
+	h->radix = (__u16)radix;
+	h->entries = entries;
+	h->rsvd[0] = OPTINC_CASCADE_DIGITS;
+	h->rsvd[1] = N1;
+	optinc_cascade_table_fill_exact(buf + OPTINC_TABLE_HDR_LEN, N2, N1);
+	ASSERT_EQ(0, optinc_table_parse(buf, OPTINC_TABLE_HDR_LEN + entries, &t, &why));
+	ASSERT_EQ(N1, t.fanin);
+	c->top.mode = OPTINC_MODE_ONN;
+	c->top.table = &t;
+	EXPECT_EQ(OPTINC_K_CONN8, optinc_job_kind(&c->top, OPTINC_OP_CAVG, 16));
+	EXPECT_EQ(OPTINC_K_CAVG32, optinc_job_kind(&c->top, OPTINC_OP_CAVG, 32));
+	for (round = 0; round < 8; round++) {
+		casc_fill(c, round, MAXE);
+		b = casc_flat(c, seq, OPTINC_OP_AVG, 8, MAXE);
+		a = casc_two_levels(c, seq, OPTINC_OP_AVG, 8, MAXE);
+		ASSERT_NE(NULL, a);
+		ASSERT_NE(NULL, b);
+		ASSERT_EQ(0, memcmp(a->res, b->res, MAXE));
+		seq++;
+	}
+	/* a table of another fan-in is not used: CAVG is refused */
+	t.fanin = N1 - 1;
+	EXPECT_EQ(OPTINC_K_NR, optinc_job_kind(&c->top, OPTINC_OP_CAVG, 16));
+	/* a damaged header is refused */
+	h->rsvd[1] = 5;
+	EXPECT_NE(0, optinc_table_parse(buf, OPTINC_TABLE_HDR_LEN + entries, &t, &why));
+	h->rsvd[1] = N1;
+	EXPECT_NE(0, optinc_table_parse(buf, OPTINC_TABLE_HDR_LEN + entries - 1, &t, &why));
+	free(buf);
+	casc_free(c);
+}
+
+/* The cascade table's function: the digit sums' value over N1 x N. */
+TEST(cascade_table_exact)
+{
+	__u32 radix = 3 * N2 + 1, entries = radix * radix * radix * radix * radix;
+	__u8 *out = malloc(entries);
+	__u32 i, s[5], total, want;
+
+	ASSERT_NE(NULL, out);
+	optinc_cascade_table_fill_exact(out, N2, N1);
+	for (i = 0; i < entries; i += 7) {
+		optinc_pam4_sums(i, radix, 5, s);
+		total = s[0] + 4 * s[1] + 16 * s[2] + 64 * s[3] + 256 * s[4];
+		want = (total + 8) / 16;	/* nearest, ties to even below */
+		if ((total % 16) == 8 && (want & 1))
+			want--;
+		if (want > 255)
+			want = 255;
+		ASSERT_EQ(want, out[i]) TH_LOG("index %u", i);
+	}
+	free(out);
+}
+
 TEST(refusals)
 {
 	struct casc *c = casc_new();
