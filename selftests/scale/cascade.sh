@@ -8,11 +8,15 @@
 # bit-identical and equal to a one-level 16-member job on the same data,
 # every slot through both levels (counters), the same frames and bytes per
 # server as one level (port counters); then float AVG again with loss and
-# duplicates on one server's link, the same result. TAP.
+# duplicates on one server's link, the same result; and float AVG 8 bits
+# with the second level in onn mode (the cascade truth table of the
+# closed-form ONN from optinc-onn construct --fanin), the same result. TAP.
 . "$(dirname "$0")/lib.sh"
 
 require_root
 RANK=$O/selftests/scale/scale_rank
+ONN=$O/bin/optinc-onn
+ONN_ARCH=5-64-128-256-512-256-128-64-4
 COUNT=${OPTINC_CASCADE_COUNT:-100000}
 ITERS=3
 UPJOB=100
@@ -73,12 +77,12 @@ groups_bytes() {
 }
 
 run_cascade() {
-	local dir=$1 args=$2 k i
+	local dir=$1 args=$2 job=${3:-1} k i
 
 	for k in 0 1 2 3; do
 		for ((i = 0; i < 4; i++)); do
 			# shellcheck disable=SC2086
-			RANK_SW=10.77.$((k + 1)).254 rank_start "${G[$k]}" "$i" "$i" 1 4 0 \
+			RANK_SW=10.77.$((k + 1)).254 rank_start "${G[$k]}" "$i" "$i" "$job" 4 0 \
 				"$dir/rank$((4 * k + i)).log" \
 				"$RANK" -g $((4 * k + i)):16 $args
 		done
@@ -154,12 +158,25 @@ table ip casc_dup {
 }" | ip netns exec "$ns" nft -f -
 }
 
+# The closed-form ONN of the second level, as a cascade truth table.
+onn_table() {
+	local out
+
+	out=$(env OPENBLAS_NUM_THREADS=1 OPENBLAS_CORETYPE=Haswell "$ONN" construct \
+		-N 4 --fanin 4 --arch $ONN_ARCH --approx 2-7 -o "$1" 2>&1)
+	echo "$out" | sed 's/^/# /'
+	echo "$out" | grep -q ": 371293 of 371293 points right"
+}
+
 echo "TAP version 13"
-if [ ! -x "$RANK" ]; then
+if [ ! -x "$RANK" ] || [ ! -x "$ONN" ]; then
 	echo "1..1"
-	ok_if "$RANK is built" false
+	ok_if "$RANK and $ONN are built" false
 	exit 1
 fi
+TABLE=$T_TMP/cascade-n4x4.tbl
+ok_if "second-level ONN (N = 4 switches of N1 = 4): every point of its domain right" \
+	onn_table "$TABLE"
 TOP=$(tb_name ct)
 T_TBS+=("$TOP")
 G=()
@@ -167,11 +184,13 @@ for k in 0 1 2 3; do
 	G+=("$(tb_name "cg$k")")
 	ok_if "group $k: optincd, 4 servers in 10.77.$((k + 1)).0/24, uplink to the second level" \
 		tb_up "${G[$k]}" -n 4 --subnet 10.77.$((k + 1)) --uplink "$TOP:$k" \
-		--job "id=1,size=4,max-elems=$MAXE,up=$TOP_NET.254,up-job=$UPJOB,up-rank=$k"
+		--job "id=1,size=4,max-elems=$MAXE,up=$TOP_NET.254,up-job=$UPJOB,up-rank=$k" \
+		--job "id=2,size=4,max-elems=$MAXE,up=$TOP_NET.254,up-job=$((UPJOB + 1)),up-rank=$k"
 done
-ok_if "second level: optincd on the 4 uplinks, job $UPJOB fan-in 4" \
+ok_if "second level: optincd on the 4 uplinks, job $UPJOB fan-in 4, job $((UPJOB + 1)) onn" \
 	tb_up "$TOP" -n 0 --ports 4 --subnet $TOP_NET \
-	--job "id=$UPJOB,size=4,fanin=4,max-elems=$MAXE"
+	--job "id=$UPJOB,size=4,fanin=4,max-elems=$MAXE" \
+	--job "id=$((UPJOB + 1)),size=4,fanin=4,max-elems=$MAXE,mode=onn,table=$TABLE"
 for c in "${CASES[@]}"; do
 	read -r type op bits <<<"$c"
 	dir=$T_TMP/cascade-$type-$op-$bits
@@ -200,6 +219,20 @@ for c in "${CASES[@]}"; do
 	B[$c]=$(counters_delta "$b1" "$b0")
 	grep -h "^rank 0 " "$dir/rank0.log" | sed 's/^/# cascade: /'
 done
+
+# onn mode at the second level: the same result as exact (the table is)
+c="float avg 8"
+dir=$T_TMP/cascade-onn
+mkdir -p "$dir"
+t0=$(job_keys "$TOP" $((UPJOB + 1)) slots_completed)
+run_cascade "$dir" "$(case_args "$c")" 2
+t1=$(job_keys "$TOP" $((UPJOB + 1)) slots_completed)
+ok_if "cascade, second level onn: all 16 ranks correct" logs_pass "$dir" 16
+ok_if "cascade, second level onn: the same result as exact" \
+	same_hash "${H[$c]}" "$(logs_hash "$dir")"
+echo "# onn job: $((t1 - t0)) slots completed, $(distinct "$dir") distinct frames per rank"
+ok_if "cascade, second level onn: every slot through the onn job" \
+	test $((t1 - t0)) -eq "$(distinct "$dir")"
 
 # Loss on one server's link: its retransmissions re-send upstream (slot
 # waiting for the second level) or get the final result (slot done).
