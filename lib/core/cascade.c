@@ -289,7 +289,7 @@ int optinc_cascade_table_parse(const void *buf, __u64 len,
 	*why = "cascade table: members out of range (1..21)";
 	if (members < 1 || members > OPTINC_CASCADE_MAX_MEMBERS)
 		return -EINVAL;
-	*why = "cascade table: not 5 input digits with a fan-in of 2..4";
+	*why = "unsupported table version: version 2 is a cascade table, with 5 input digits and a fan-in of 2..4";
 	if (digits != OPTINC_CASCADE_DIGITS || fanin < 2 || fanin > 4)
 		return -EINVAL;
 	*why = "radix is not 3 * members + 1";
