@@ -305,6 +305,42 @@ TEST(onn_second_level)
 	casc_free(c);
 }
 
+/* onn mode at the first level: its P unit's lane sums go up as S_j. */
+TEST(onn_first_level)
+{
+	struct casc *c = casc_new();
+	__u32 radix = 3 * N1 + 1, entries = radix * radix * radix * radix;
+	__u8 *out = malloc(entries);
+	struct optinc_table t = {
+		.members = N1, .bits = 8, .radix = (__u16)radix,
+		.entries = entries, .out = out,
+	};
+	struct optinc_slot *a, *b;
+	unsigned int round;
+	__u32 seq = 0;
+	int k;
+
+	ASSERT_NE(NULL, c);
+	ASSERT_NE(NULL, out);
+	optinc_table_fill_exact(out, N1, 8);
+	for (k = 0; k < N2; k++) {
+		c->low[k].mode = OPTINC_MODE_ONN;
+		c->low[k].table = &t;
+	}
+	ASSERT_EQ(OPTINC_K_ONN8, optinc_job_kind(&c->low[0], OPTINC_OP_AVG, 8));
+	for (round = 0; round < 6; round++) {
+		casc_fill(c, round, MAXE);
+		b = casc_flat(c, seq, OPTINC_OP_AVG, 8, MAXE);
+		a = casc_two_levels(c, seq, OPTINC_OP_AVG, 8, MAXE);
+		ASSERT_NE(NULL, a);
+		ASSERT_NE(NULL, b);
+		ASSERT_EQ(0, memcmp(a->res, b->res, MAXE));
+		seq++;
+	}
+	free(out);
+	casc_free(c);
+}
+
 /* The cascade table's function: the digit sums' value over N1 x N. */
 TEST(cascade_table_exact)
 {
