@@ -80,6 +80,18 @@ static int agg_table_check(const struct optinc_agg_job *j,
 			 j->conf.size, j->conf.bits);
 		return -EINVAL;
 	}
+	/* a second level (fanin=N1) looks up cascade tables, and only it */
+	if (t->t.fanin != j->conf.fanin) {
+		if (t->t.fanin)
+			snprintf(why, why_len, "a cascade table (fan-in %u): "
+				 "the job needs fanin=%u", t->t.fanin,
+				 t->t.fanin);
+		else
+			snprintf(why, why_len, "a one-level table: the job "
+				 "(fanin=%u) needs a cascade table (version 2) "
+				 "of fan-in %u", j->conf.fanin, j->conf.fanin);
+		return -EINVAL;
+	}
 	t->wrong = rte_le_to_cpu_32(h->wrong);
 	return 0;
 }
@@ -392,6 +404,8 @@ static void agg_verdict(struct optinc_agg_job *j, const struct optinc_msg *msg,
 	case OPTINC_V_JOIN_ACK:
 		OPTINC_STAT_INC(j->stats.joins);
 		j->member_port[msg->rank] = port;
+		if (optinc_uplink_joined(j, msg->rank, now))
+			break;
 		if (optinc_job_complete(&j->core))
 			agg_send_all(j, NULL, now);
 		else
@@ -400,6 +414,9 @@ static void agg_verdict(struct optinc_agg_job *j, const struct optinc_msg *msg,
 	case OPTINC_V_NACK:
 		agg_drop(j, why, port);
 		agg_send_nack(j, msg, why, l, port);
+		break;
+	case OPTINC_V_FORWARD:
+		optinc_uplink_forward(j, s, now);
 		break;
 	}
 }
@@ -420,6 +437,10 @@ void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
 	enum optinc_drop why;
 
 	why = optinc_msg_parse(frame + l->l4_off, l->l4_len, &msg);
+	if (why == OPTINC_DROP_NONE && optinc_uplink_input(&msg, l, port, now)) {
+		rte_pktmbuf_free(m);
+		return;
+	}
 	/* the job id is known once the header parsed past its type */
 	if (msg.job)
 		j = optinc_agg_find(msg.job);
@@ -542,4 +563,23 @@ int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
 	       "mode onn\n", j->conf.id, path, t->wrong);
 	fflush(stdout);
 	return 0;
+}
+
+/* For uplink.c: building, sending and answering as this file does. */
+struct rte_mbuf *optinc_agg_alloc(struct optinc_agg_job *j, uint16_t port,
+				  uint8_t **buf, uint32_t *room)
+{
+	return agg_alloc(j, port, buf, room);
+}
+
+void optinc_agg_xmit(struct optinc_agg_job *j, int rank, uint16_t port,
+		     struct rte_mbuf *m, uint32_t len)
+{
+	agg_xmit(j, rank, port, m, len);
+}
+
+void optinc_agg_send_all(struct optinc_agg_job *j, const struct optinc_slot *s,
+			 uint64_t now)
+{
+	agg_send_all(j, s, now);
 }

@@ -32,8 +32,13 @@ bool optinc_arp_input(struct rte_mbuf *m, uint16_t port,
 	struct rte_arp_hdr *a = (struct rte_arp_hdr *)(eth + 1);
 	struct rte_arp_ipv4 *d = &a->arp_data;
 
-	if (rte_pktmbuf_data_len(m) < sizeof(*eth) + sizeof(*a) ||
-	    !arp_for_us(a, c))
+	if (rte_pktmbuf_data_len(m) < sizeof(*eth) + sizeof(*a))
+		return false;
+	if (optinc_uplink_arp(a, port)) {
+		rte_pktmbuf_free(m);
+		return true;
+	}
+	if (!arp_for_us(a, c))
 		return false;
 	rte_ether_addr_copy(&eth->src_addr, &eth->dst_addr);
 	memcpy(eth->src_addr.addr_bytes, c->sw.mac, RTE_ETHER_ADDR_LEN);

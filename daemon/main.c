@@ -135,6 +135,9 @@ static int main_setup(struct optinc_conf *c)
 	ret = optinc_agg_init(c);
 	if (ret)
 		return ret;
+	ret = optinc_uplink_init(c);
+	if (ret)
+		return ret;
 	optinc_l2_init();
 	return optinc_tlm_init(c);
 }

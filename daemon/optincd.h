@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <rte_arp.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
@@ -33,6 +34,11 @@ struct optinc_job_conf {
 	uint16_t window;
 	uint16_t max_elems;
 	char *table;		/* truth-table file (onn mode), or NULL */
+	uint32_t up_ip;		/* cascade: upper switch (net order); 0: none */
+	uint16_t up_port;	/* its UDP port, host order */
+	uint16_t up_job, up_rank;
+	uint32_t up_token;
+	uint16_t fanin;		/* cascade: members' fan-in (second level) */
 };
 
 struct optinc_conf {
@@ -141,6 +147,25 @@ void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
 void optinc_agg_sync(void);
 int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
 			     char *why, size_t why_len);
+
+struct rte_mbuf *optinc_agg_alloc(struct optinc_agg_job *j, uint16_t port,
+				  uint8_t **buf, uint32_t *room);
+void optinc_agg_xmit(struct optinc_agg_job *j, int rank, uint16_t port,
+		     struct rte_mbuf *m, uint32_t len);
+void optinc_agg_send_all(struct optinc_agg_job *j, const struct optinc_slot *s,
+			 uint64_t now);
+
+/* uplink.c: cascading, a job's first-level side (Documentation/scale.md) */
+int optinc_uplink_parse(struct optinc_job_conf *j, const char *val);
+int optinc_uplink_init(const struct optinc_conf *c);
+bool optinc_uplink_input(const struct optinc_msg *msg,
+			 const struct optinc_l2l4 *l, uint16_t port,
+			 uint64_t now);
+bool optinc_uplink_joined(struct optinc_agg_job *j, uint16_t rank,
+			  uint64_t now);
+void optinc_uplink_forward(struct optinc_agg_job *j,
+			   const struct optinc_slot *s, uint64_t now);
+bool optinc_uplink_arp(const struct rte_arp_hdr *a, uint16_t port);
 
 /* datapath.c */
 void optinc_dp_input(struct rte_mbuf *m, uint16_t port,

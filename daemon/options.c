@@ -113,6 +113,10 @@ static const struct opts_job_num {
 	OPTS_JOB_NUM("token", token, 0, 0, UINT32_MAX),
 	OPTS_JOB_NUM("window", window, 10, 1, OPTINC_MAX_WINDOW),
 	OPTS_JOB_NUM("max-elems", max_elems, 10, 1, 65535),
+	OPTS_JOB_NUM("up-job", up_job, 10, 1, 65535),
+	OPTS_JOB_NUM("up-rank", up_rank, 10, 0, OPTINC_MAX_MEMBERS - 1),
+	OPTS_JOB_NUM("up-token", up_token, 0, 0, UINT32_MAX),
+	OPTS_JOB_NUM("fanin", fanin, 10, 1, OPTINC_MAX_MEMBERS),
 };
 
 static void opts_job_store(struct optinc_job_conf *j,
@@ -154,7 +158,8 @@ static int opts_job_num(struct optinc_job_conf *j, const char *key,
 		return 0;
 	}
 	snprintf(why, sizeof(why), "unknown key '%s' (keys: id size bits mode "
-		 "table token window max-elems)", key);
+		 "table token window max-elems up up-job up-rank up-token "
+		 "fanin)", key);
 	return opts_err("job", spec, why);
 }
 
@@ -176,6 +181,11 @@ static int opts_job_key(struct optinc_job_conf *j, char *kv, bool *mode_set,
 		}
 		j->mode = strcmp(val, "onn") ? OPTINC_MODE_EXACT : OPTINC_MODE_ONN;
 		*mode_set = true;
+		return 0;
+	}
+	if (!strcmp(kv, "up")) {
+		if (optinc_uplink_parse(j, val))
+			return opts_err("job", spec, "up= needs IPV4[:UDP]");
 		return 0;
 	}
 	if (!strcmp(kv, "table")) {
@@ -397,7 +407,9 @@ void optinc_opts_usage(const char *prog)
 	       "                   id=1..65535 (required), size=1..%u members (required),\n"
 	       "                   bits=8|16 (8), mode=exact|onn (onn when table= is given),\n"
 	       "                   table=FILE (truth table, onn mode), token=U32 (0),\n"
-	       "                   window=SLOTS (%u), max-elems=N per slot (%u)\n"
+	       "                   window=SLOTS (%u), max-elems=N per slot (%u);\n"
+	       "                   cascade: up=IPV4[:UDP],up-job=ID,up-rank=R[,up-token=T]\n"
+	       "                   (a first-level job), fanin=N1 (a second-level job)\n"
 	       "  --config FILE    read options from FILE, one per line: 'job id=1,size=4'\n"
 	       "  --idle-us N      longest sleep when idle, microseconds (%u; 0: busy-poll)\n"
 	       "  --mtu N          MTU set on ports that take one (%u)\n"

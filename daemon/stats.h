@@ -52,6 +52,8 @@ struct optinc_job_stats {
 	uint64_t join_acks;
 	uint64_t nacks;
 	uint64_t tx_errors;	/* no mbuf, or a frame too big for the port */
+	uint64_t up_frames_out;	/* cascade: DATA and JOINs to the upper switch */
+	uint64_t up_results_in;	/* cascade: results taken from it */
 	uint64_t drops[OPTINC_DROP_NR];
 	struct optinc_member_stats member[OPTINC_MAX_MEMBERS];
 } __rte_cache_aligned;

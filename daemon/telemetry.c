@@ -219,6 +219,8 @@ static int tlm_job_detail(struct rte_tel_data *d, const struct optinc_agg_job *j
 	TLM_U64(d, s, join_acks);
 	TLM_U64(d, s, nacks);
 	TLM_U64(d, s, tx_errors);
+	TLM_U64(d, s, up_frames_out);
+	TLM_U64(d, s, up_results_in);
 	return tlm_add_drops(d, s->drops);
 }
 

@@ -79,6 +79,12 @@ static int table_install(struct optinc_kswitch *sw, struct optinc_tstage *st,
 		kfree(t);
 		return err;
 	}
+	if (t->t.fanin) {
+		NL_SET_ERR_MSG(extack,
+			       "a cascade (version 2) table: optinc.ko has no second-level jobs");
+		kfree(t);
+		return -EINVAL;
+	}
 	if (job && job->cfg.mode == OPTINC_NL_MODE_ONN &&
 	    t->t.members != job->cfg.size) {
 		NL_SET_ERR_MSG(extack,

@@ -78,6 +78,8 @@ struct optinc_table {
 	__u16	radix;		/* 3N + 1 */
 	__u32	entries;	/* radix^(B/2) */
 	const __u8 *out;	/* entries output values (offset binary) */
+	__u8	digits;		/* cascade table: input digits (B/2 + 1), else 0 */
+	__u16	fanin;		/* cascade table: N1 below each of the N members */
 };
 
 /* Reduction kinds: how a slot accumulates and finishes. */
@@ -89,6 +91,9 @@ enum optinc_kind {
 	OPTINC_K_SUM16,		/* offset binary 16 -> int32 sum */
 	OPTINC_K_ISUM,		/* int32 wrapping sum */
 	OPTINC_K_MAX8,		/* int8 max */
+	OPTINC_K_CAVG16,	/* cascade partial sums 16 -> 8-bit average */
+	OPTINC_K_CAVG32,	/* cascade partial sums 32 -> 16-bit average */
+	OPTINC_K_CONN8,		/* cascade partial sums 16 -> P unit + table */
 	OPTINC_K_NR
 };
 
@@ -140,6 +145,7 @@ struct optinc_slot {
 	__u64	bitmap;		/* ranks counted */
 	__u8	valid;		/* holds an aggregation (seq meaningful) */
 	__u8	done;		/* result is in @res */
+	__u8	up;		/* complete, waiting for the upstream result */
 	__u8	op, bits, nscale, kind;
 	__u16	count, block;
 	__s8	scales[OPTINC_MAX_SCALES];
@@ -169,6 +175,8 @@ struct optinc_job {
 	__u32	low;		/* no slot in range before it aggregates (hints) */
 	struct optinc_member members[OPTINC_MAX_MEMBERS];
 	struct optinc_slot *slots;	/* 2 * window */
+	const struct optinc_uplink *up;	/* cascade: complete slots go up */
+	__u16	fanin;		/* cascade: members' fan-in (CAVG), 0: none */
 };
 
 /* What a datapath does with a frame after optinc_job_rx(). */
@@ -179,6 +187,7 @@ enum optinc_verdict {
 	OPTINC_V_RESEND,	/* slot done before: send its result to rank */
 	OPTINC_V_JOIN_ACK,	/* send a JOIN_ACK to rank; to all once complete */
 	OPTINC_V_NACK,		/* refuse a JOIN: send a NACK to the sender */
+	OPTINC_V_FORWARD,	/* slot complete: send it upstream (cascade) */
 };
 
 __u64 optinc_job_mem(__u16 window, __u16 max_elems);
@@ -205,6 +214,54 @@ void optinc_job_hint(const struct optinc_job *job, __u32 seq, __u16 rank,
 		     struct optinc_msg *m);
 int optinc_hint_lost(const struct optinc_msg *res, __u32 seq);
 __u8 optinc_job_kind(const struct optinc_job *job, __u8 op, __u8 bits);
+
+/* ---- cascade (lib/core/cascade.c, Documentation/scale.md) ---- */
+
+/*
+ * A first-level switch's membership in a job of the second-level switch:
+ * @self is this switch as that job's member, @window the upper job's
+ * (from its JOIN_ACK; at least this job's).
+ */
+struct optinc_uplink {
+	struct optinc_endpoint sw, self;
+	__u16	job, rank, window;
+	__u32	token;
+};
+
+/* Cascade truth tables (version 2; onn.md section 4, scale.md 3.4). */
+#define OPTINC_TABLE_VERSION_CASCADE	2
+#define OPTINC_CASCADE_DIGITS		5	/* B/2 + 1 for B = 8, N1 <= 4 */
+#define OPTINC_CASCADE_MAX_MEMBERS	21	/* lane sums 3 N <= 63 */
+
+int optinc_cascade_table_parse(const void *buf, __u64 len,
+			       struct optinc_table *t, const char **why);
+void optinc_cascade_table_fill_exact(__u8 *out, __u16 members, __u16 fanin);
+void optinc_cascade_finish_table(__u32 *acc, __u32 n,
+				 const struct optinc_table *t, __u8 *dst);
+
+/*
+ * The five base-4 digits of a first-level partial sum S_j < 1024, digit k
+ * in the 6-bit lane k: the second level's unit P is one 32-bit addition.
+ */
+static inline __u32 optinc_cascade_spread(__u32 v)
+{
+	return (v & 0x3) | (v & 0xc) << 4 | (v & 0x30) << 8 |
+	       (v & 0xc0) << 12 | (v & 0x300) << 16;
+}
+
+__u8 optinc_cascade_kind(const struct optinc_job *job, __u8 op, __u8 bits);
+__u16 optinc_cascade_members(const struct optinc_job *job, __u8 kind);
+int optinc_cascade_shape_ok(const struct optinc_job *job,
+			    const struct optinc_msg *m, __u8 kind);
+__u32 optinc_cascade_elem_bytes(__u8 kind);
+__u32 optinc_build_up(void *frame, __u32 room, const struct optinc_job *job,
+		      const struct optinc_slot *s);
+void optinc_up_join(const struct optinc_uplink *up, __u32 nonce,
+		    struct optinc_msg *m);
+enum optinc_verdict optinc_job_rx_up(struct optinc_job *job,
+				     const struct optinc_msg *m,
+				     enum optinc_drop *why,
+				     struct optinc_slot **slot);
 
 /*
  * The four PAM4 symbols of an 8-bit value, symbol k in byte lane k: unit P

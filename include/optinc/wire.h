@@ -34,12 +34,20 @@
  *  ISUM bits 32, two's complement; result: wrapping 32-bit sum.
  *  MAX  bits 8, two's complement; result: maximum (used to agree on the
  *       per-block exponents before the data of an allreduce).
+ *  CAVG cascade, first-level switch -> second-level switch: bits 16 (for
+ *       B = 8) or 32 (B = 16), each element the exact sum S_j of the
+ *       switch's N1 members' offset-binary AVG values (offset N1 2^(B-1),
+ *       i.e. N1 Q_j + R_j: the rounded average and its fraction), with the
+ *       members' scales; the header's @size is N1. Result: bits B, the
+ *       offset-binary average over all members below, rounded half to
+ *       even, as one switch averaging all of them would give.
  */
 #define OPTINC_OP_AVG		1
 #define OPTINC_OP_SUM		2
 #define OPTINC_OP_ISUM		3
 #define OPTINC_OP_MAX		4
-#define OPTINC_OP_NR		5
+#define OPTINC_OP_CAVG		5
+#define OPTINC_OP_NR		6
 
 /* flags */
 #define OPTINC_F_SHADOW		0x01	/* which of the slot's two copies */
@@ -92,7 +100,7 @@
  * @aux:     JOIN_ACK: members joined so far; NACK: reason;
  *           RESULT: retransmission hint (OPTINC_HINT_ON | distance)
  * @size:    JOIN_ACK: job size (members); RESULT: held bitmap, high half;
- *           otherwise 0
+ *           CAVG DATA: fan-in N1; otherwise 0
  * @rsvd:    RESULT: held bitmap, low half; otherwise 0
  *
  * Payload: @nscale signed 8-bit exponents, padded with zeros to a multiple

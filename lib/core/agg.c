@@ -83,8 +83,8 @@ int optinc_job_complete(const struct optinc_job *job)
 __u8 optinc_job_kind(const struct optinc_job *job, __u8 op, __u8 bits)
 {
 	if (op == OPTINC_OP_AVG && bits == 8)
-		return job->mode == OPTINC_MODE_ONN && job->table ?
-		       OPTINC_K_ONN8 : OPTINC_K_AVG8;
+		return job->mode == OPTINC_MODE_ONN && job->table &&
+		       !job->table->fanin ? OPTINC_K_ONN8 : OPTINC_K_AVG8;
 	if (op == OPTINC_OP_AVG && bits == 16)
 		return OPTINC_K_AVG16;
 	if (op == OPTINC_OP_SUM && bits == 8)
@@ -95,7 +95,7 @@ __u8 optinc_job_kind(const struct optinc_job *job, __u8 op, __u8 bits)
 		return OPTINC_K_ISUM;
 	if (op == OPTINC_OP_MAX && bits == 8)
 		return OPTINC_K_MAX8;
-	return OPTINC_K_NR;
+	return optinc_cascade_kind(job, op, bits);
 }
 
 /*
@@ -197,6 +197,7 @@ static void agg_start(struct optinc_slot *s, const struct optinc_msg *m,
 	s->bitmap = 0;
 	s->valid = 1;
 	s->done = 0;
+	s->up = 0;
 	s->op = m->op;
 	s->bits = m->bits;
 	s->kind = kind;
@@ -238,7 +239,8 @@ static enum optinc_verdict agg_data(struct optinc_job *job,
 	*why = OPTINC_DROP_SHAPE;
 	if (kind == OPTINC_K_NR || m->slot >= job->window ||
 	    m->slot != m->seq % job->window ||
-	    (m->flags & OPTINC_F_SHADOW) != ((m->seq / job->window) & 1))
+	    (m->flags & OPTINC_F_SHADOW) != ((m->seq / job->window) & 1) ||
+	    !optinc_cascade_shape_ok(job, m, kind))
 		return OPTINC_V_DROP;
 	*why = OPTINC_DROP_TOO_BIG;
 	if (m->count > job->max_elems)
@@ -259,6 +261,8 @@ static enum optinc_verdict agg_data(struct optinc_job *job,
 			return OPTINC_V_DROP;
 		if (s->done)
 			return OPTINC_V_RESEND;
+		if (s->up)
+			return OPTINC_V_FORWARD;
 		*why = OPTINC_DROP_DUPLICATE;
 		if (s->bitmap & bit)
 			return OPTINC_V_DROP;
@@ -268,8 +272,13 @@ static enum optinc_verdict agg_data(struct optinc_job *job,
 	s->bitmap |= bit;
 	if (s->bitmap != agg_full(job))
 		return OPTINC_V_ABSORBED;
+	if (job->up) {
+		s->up = 1;
+		return OPTINC_V_FORWARD;
+	}
 	/* the slot's kind: the job's mode may change while a slot fills */
-	s->res_len = optinc_acc_finish(s->kind, s->acc, s->count, job->size,
+	s->res_len = optinc_acc_finish(s->kind, s->acc, s->count,
+				       optinc_cascade_members(job, s->kind),
 				       job->table, s->res);
 	s->done = 1;
 	agg_advance(job, m->seq);
@@ -282,7 +291,8 @@ static enum optinc_verdict agg_data(struct optinc_job *job,
  * @m:    the message, checked by optinc_msg_parse()
  * @src:  where it came from (the registered address of a member)
  * @why:  set to the drop reason for OPTINC_V_DROP and OPTINC_V_NACK
- * @slot: set to the slot for OPTINC_V_COMPLETE and OPTINC_V_RESEND
+ * @slot: set to the slot for OPTINC_V_COMPLETE, OPTINC_V_RESEND and
+ *        OPTINC_V_FORWARD
  *
  * The caller serialises calls for one job (one lcore, or a lock).
  *

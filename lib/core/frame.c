@@ -95,6 +95,9 @@ static int frame_bits_ok(__u8 type, __u8 op, __u8 bits)
 		return bits == 32;
 	case OPTINC_OP_MAX:
 		return bits == 8;
+	case OPTINC_OP_CAVG:
+		return type == OPTINC_T_RESULT ? bits == 8 || bits == 16 :
+		       bits == 16 || bits == 32;
 	}
 	return 0;
 }
@@ -107,7 +110,8 @@ static enum optinc_drop frame_shape(const struct optinc_msg *m, __u32 room)
 	if (!frame_bits_ok(m->type, m->op, m->bits) || m->count == 0 ||
 	    (m->flags & ~OPTINC_F_ALL))
 		return OPTINC_DROP_SHAPE;
-	if (m->op == OPTINC_OP_AVG || m->op == OPTINC_OP_SUM) {
+	if (m->op == OPTINC_OP_AVG || m->op == OPTINC_OP_SUM ||
+	    m->op == OPTINC_OP_CAVG) {
 		if (m->block == 0)
 			return OPTINC_DROP_SHAPE;
 		want_scales = (m->count + m->block - 1u) / m->block;

@@ -37,13 +37,19 @@ void optinc_acc_load(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 		break;
 	case OPTINC_K_AVG16:
 	case OPTINC_K_SUM16:
+	case OPTINC_K_CAVG16:
 		for (i = 0; i < n; i++)
 			acc[i] = oi_get16(src + 2 * i);
 		break;
 	case OPTINC_K_ONN8:
 		optinc_pam4_planes_load((__u8 *)acc, src, n);
 		break;
+	case OPTINC_K_CONN8:
+		for (i = 0; i < n; i++)
+			acc[i] = optinc_cascade_spread(oi_get16(src + 2 * i));
+		break;
 	case OPTINC_K_ISUM:
+	case OPTINC_K_CAVG32:
 		for (i = 0; i < n; i++)
 			acc[i] = oi_get32(src + 4 * i);
 		break;
@@ -68,13 +74,19 @@ void optinc_acc_fold(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 		break;
 	case OPTINC_K_AVG16:
 	case OPTINC_K_SUM16:
+	case OPTINC_K_CAVG16:
 		for (i = 0; i < n; i++)
 			acc[i] += oi_get16(src + 2 * i);
 		break;
 	case OPTINC_K_ONN8:
 		optinc_pam4_planes_fold((__u8 *)acc, src, n);
 		break;
+	case OPTINC_K_CONN8:
+		for (i = 0; i < n; i++)
+			acc[i] += optinc_cascade_spread(oi_get16(src + 2 * i));
+		break;
 	case OPTINC_K_ISUM:
+	case OPTINC_K_CAVG32:
 		for (i = 0; i < n; i++)
 			acc[i] += oi_get32(src + 4 * i);	/* wraps */
 		break;
@@ -92,6 +104,7 @@ __u8 optinc_result_bits(enum optinc_kind k)
 {
 	switch (k) {
 	case OPTINC_K_AVG16:
+	case OPTINC_K_CAVG32:
 		return 16;
 	case OPTINC_K_SUM8:
 	case OPTINC_K_SUM16:
@@ -127,7 +140,7 @@ static void finish_avg8(const __u32 *acc, __u32 n, __u16 members, __u8 *dst)
  * @k:       reduction kind
  * @acc:     @n accumulators (ONN mode: P's sums as four byte planes)
  * @n:       elements
- * @members: N, the number of contributions in @acc
+ * @members: N, the number of values summed in @acc (N2 x N1 for CAVG)
  * @t:       truth table, for OPTINC_K_ONN8 (N must match)
  * @dst:     result elements, optinc_result_bits(@k) / 8 bytes each
  *
@@ -145,11 +158,19 @@ __u32 optinc_acc_finish(enum optinc_kind k, __u32 *acc, __u32 n,
 	case OPTINC_K_ONN8:
 		optinc_table_lookup(t, (const __u8 *)acc, n, dst);
 		return n;
+	case OPTINC_K_CONN8:
+		optinc_cascade_finish_table(acc, n, t, dst);
+		return n;
 	case OPTINC_K_MAX8:
 		for (i = 0; i < n; i++)
 			dst[i] = (__u8)acc[i];
 		return n;
+	case OPTINC_K_CAVG16:
+		for (i = 0; i < n; i++)
+			dst[i] = (__u8)optinc_avg_rhe(acc[i], members);
+		return n;
 	case OPTINC_K_AVG16:
+	case OPTINC_K_CAVG32:
 		for (i = 0; i < n; i++)
 			oi_put16(dst + 2 * i, (__u16)optinc_avg_rhe(acc[i], members));
 		return 2 * n;

@@ -35,7 +35,9 @@ int optinc_table_parse(const void *buf, __u64 len, struct optinc_table *t,
 	*why = "not a truth-table file (bad magic)";
 	if (memcmp(h->magic, OPTINC_TABLE_MAGIC, 8))
 		return -EINVAL;
-	*why = "unsupported table version (this build reads version 1)";
+	if (oi_le16(h->version) == OPTINC_TABLE_VERSION_CASCADE)
+		return optinc_cascade_table_parse(buf, len, t, why);
+	*why = "unsupported table version (this build reads versions 1 and 2)";
 	if (oi_le16(h->version) != OPTINC_TABLE_VERSION)
 		return -EINVAL;
 	*why = "bits per value is not 8 (only B = 8 tables are supported)";

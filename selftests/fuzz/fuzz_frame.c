@@ -115,6 +115,7 @@ static void fuzz_verdict(struct optinc_job *j, const struct optinc_msg *m,
 		fuzz_check(why > OPTINC_DROP_NONE && why < OPTINC_DROP_NR);
 		break;
 	case OPTINC_V_ABSORBED:
+	case OPTINC_V_FORWARD:	/* never: the fuzzed job has no uplink */
 		fuzz_check(why == OPTINC_DROP_NONE);
 		break;
 	case OPTINC_V_COMPLETE:

@@ -112,6 +112,7 @@ static void udpsw_verdict(struct udpsw *sw, const struct optinc_msg *m,
 		sw->st.drops[why]++;
 		break;
 	case OPTINC_V_ABSORBED:
+	case OPTINC_V_FORWARD:	/* never: this switch has no uplink */
 		break;
 	case OPTINC_V_COMPLETE:
 		sw->st.complete++;

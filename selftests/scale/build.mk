@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# selftests/scale: many jobs on one optincd, and MPI programs through the
-# PMPI shim (mpi/), on the namespace testbed (root needed). Included by
+# selftests/scale: many jobs on one optincd, two levels of optincd
+# (cascade), and MPI programs through the PMPI shim (mpi/), on the
+# namespace testbed (root needed). Included by
 # mpi/build.mk.
 
 SCALE_RANK := $(O)/selftests/scale/scale_rank
@@ -15,14 +16,6 @@ $(SCALE_RANK): $(SCALE_RANK).o $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
 
 ALL_TARGETS += $(SCALE_RANK)
 
-# the first level of the cascade prototype: the core's state machine over UDP
-CASCADE_RELAY := $(O)/selftests/scale/cascade_relay
-
-$(CASCADE_RELAY): $(CASCADE_RELAY).o $(CORE_LIB)
-	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(CORE_LIB)
-
-ALL_TARGETS += $(CASCADE_RELAY)
 SCALE_TESTS += selftests/scale/cascade.sh
 
 # a plain MPI program (no optinc in it), for the shim's test

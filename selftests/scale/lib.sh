@@ -11,12 +11,13 @@ FRAME_HDR=42
 S_PIDS=()
 
 # Start rank $3 of a job in server namespace $2 of testbed $1:
-# JOB SIZE TOKEN LOG CMD...; its pid is appended to S_PIDS.
+# JOB SIZE TOKEN LOG CMD...; its pid is appended to S_PIDS. The switch is
+# $RANK_SW (default 10.77.0.254).
 rank_start() {
 	local tb=$1 srv=$2 rank=$3 job=$4 size=$5 token=$6 log=$7
 
 	shift 7
-	ip netns exec "$tb-h$srv" env OPTINC_SWITCH="10.77.0.254:$SW_PORT" \
+	ip netns exec "$tb-h$srv" env OPTINC_SWITCH="${RANK_SW:-10.77.0.254}:$SW_PORT" \
 		OPTINC_JOB="$job" OPTINC_RANK="$rank" OPTINC_SIZE="$size" \
 		OPTINC_TOKEN="$token" "$@" </dev/null >"$log" 2>&1 &
 	S_PIDS+=($!)

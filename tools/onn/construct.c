@@ -38,6 +38,7 @@
 struct con {
 	const char *arch, *approx_spec;	/* as given, for messages */
 	unsigned int members, nl, size[OPTINC_ONN_MAX_LAYERS + 1];
+	unsigned int fanin;		/* cascade second level: N1; 0: one level */
 	int approx[OPTINC_ONN_MAX_LAYERS];
 	unsigned int smax, pairs;	/* S in [0, smax]; transitions */
 	unsigned int *a;		/* pairs transition points */
@@ -59,7 +60,8 @@ static int con_targets(struct con *c)
 {
 	unsigned int s, k, p = 0, q, qn;
 
-	c->smax = 255 * c->members;
+	/* a cascade's target is the average over N1 x N (scale.md 3.4) */
+	c->smax = 255 * c->members * (c->fanin ? c->fanin : 1);
 	c->a = calloc(c->smax, sizeof(*c->a));
 	c->dsym = calloc((size_t)c->smax * CON_SYMS, sizeof(*c->dsym));
 	if (!c->a || !c->dsym)
@@ -67,7 +69,7 @@ static int con_targets(struct con *c)
 	for (k = 0; k < CON_SYMS; k++)
 		c->t0[k] = con_sym(0, k);
 	for (s = 0, q = 0; s < c->smax; s++, q = qn) {
-		qn = optinc_avg_rhe(s + 1, c->members);
+		qn = optinc_avg_rhe(s + 1, c->smax / 255);
 		if (qn == q)
 			continue;
 		c->a[p] = s;
@@ -403,7 +405,11 @@ static void con_usage(FILE *f)
 		"  -N, --members N    servers (1..64)\n"
 		"  --arch SPEC        layer widths, 4-...-4\n"
 		"  --approx LAYERS    layers built as Sigma * U blocks: all, none, \"2-7\"\n"
-		"  -o, --output FILE  model file to write\n");
+		"  -o, --output FILE  model file to write\n"
+		"  --fanin N1         instead: the second level of a cascade (N first-level\n"
+		"                     switches of N1 = 2..4 servers; --arch 5-...-4), run over\n"
+		"                     its whole domain and written as a cascade truth table\n"
+		"                     (version 2) to FILE\n");
 }
 
 static int con_args(int argc, char **argv, struct con *c, const char **out)
@@ -413,6 +419,7 @@ static int con_args(int argc, char **argv, struct con *c, const char **out)
 		{ "arch", required_argument, NULL, 'a' },
 		{ "approx", required_argument, NULL, 'x' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "fanin", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -432,6 +439,13 @@ static int con_args(int argc, char **argv, struct con *c, const char **out)
 		case 'a': arch = optarg; break;
 		case 'x': approx = optarg; break;
 		case 'o': *out = optarg; break;
+		case 'f':
+			c->fanin = strtoul(optarg, &end, 10);
+			if (*end || c->fanin < 2 || c->fanin > 4) {
+				fprintf(stderr, "optinc-onn construct: --fanin \"%s\" is not in 2..4\n", optarg);
+				return -EINVAL;
+			}
+			break;
 		case 'h': con_usage(stdout); return 1;
 		default: con_usage(stderr); return -EINVAL;
 		}
@@ -442,9 +456,16 @@ static int con_args(int argc, char **argv, struct con *c, const char **out)
 		con_usage(stderr);
 		return -EINVAL;
 	}
+	if (c->fanin && c->members > OPTINC_CASCADE_MAX_MEMBERS) {
+		fprintf(stderr, "optinc-onn construct: --fanin: at most %u members\n",
+			OPTINC_CASCADE_MAX_MEMBERS);
+		return -EINVAL;
+	}
 	if (optinc_onn_parse_arch(arch, c->size, &c->nl) ||
-	    c->size[0] != CON_SYMS || c->size[c->nl] != CON_SYMS) {
-		fprintf(stderr, "optinc-onn construct: --arch \"%s\" is not W0-..-WL with W0 = WL = 4\n", arch);
+	    c->size[0] != (c->fanin ? OPTINC_CASCADE_DIGITS : CON_SYMS) ||
+	    c->size[c->nl] != CON_SYMS) {
+		fprintf(stderr, "optinc-onn construct: --arch \"%s\" is not W0-..-WL with W0 = %u, WL = 4\n",
+			arch, c->fanin ? OPTINC_CASCADE_DIGITS : CON_SYMS);
 		return -EINVAL;
 	}
 	if (optinc_onn_parse_approx(approx, c->nl, c->approx)) {
@@ -474,8 +495,11 @@ int optinc_onn_cmd_construct(int argc, char **argv)
 		printf("N = %u: %u transitions of the average over S = 0..%u; hinge layer %u, ramps %u, readout %u (%u signals), decode %u\n",
 		       c.members, c.pairs, c.smax, c.h + 1, c.h + 2, c.h + 3,
 		       c.nsig, c.nl);
-		err = optinc_onn_save(out, &mo, err_msg, sizeof(err_msg));
-		if (err)
+		if (c.fanin)
+			err = optinc_onn_cascade_table(out, &mo, c.fanin);
+		else
+			err = optinc_onn_save(out, &mo, err_msg, sizeof(err_msg));
+		if (err && !c.fanin)
 			fprintf(stderr, "optinc-onn construct: %s\n", err_msg);
 	}
 	optinc_onn_free(&mo);

@@ -93,6 +93,10 @@ int optinc_onn_evaluate(const struct optinc_onn *m, double noise,
 void optinc_onn_eval_free(struct optinc_onn_eval *ev);
 void optinc_onn_histogram(FILE *f, const struct optinc_onn_eval *ev);
 
+/* ---- the second level of a cascade (cascade.c) ---- */
+int optinc_onn_cascade_table(const char *path, const struct optinc_onn *m,
+			     unsigned int fanin);
+
 /* ---- table files (table.c) ---- */
 int optinc_onn_table_write(const char *path, const struct optinc_onn *m,
 			   const uint8_t sha256[32],

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause)
+/*
+ * Cascading (two levels of switches, Documentation/scale.md section 3): a
+ * first-level switch passes a complete slot up as its partial result, so
+ * exact that the second level's result equals one switch reducing all the
+ * values: AVG as CAVG (the offset-binary sum S_j = N1 Q_j + R_j, the
+ * average with its fraction), SUM as ISUM of the signed partial sum, ISUM
+ * and MAX as themselves. The upstream result then fills the slot.
+ */
+#include <optinc/core.h>
+#include "compat.h"
+
+/*
+ * The CAVG kinds of a second-level job (fan-in set), else OPTINC_K_NR. In
+ * onn mode 8-bit averages go through the job's cascade table (B = 16 is
+ * exact, as in one level).
+ */
+__u8 optinc_cascade_kind(const struct optinc_job *job, __u8 op, __u8 bits)
+{
+	if (op != OPTINC_OP_CAVG || !job->fanin)
+		return OPTINC_K_NR;
+	if (bits == 16 && job->mode == OPTINC_MODE_ONN)
+		return job->table && job->table->digits == OPTINC_CASCADE_DIGITS &&
+		       job->table->fanin == job->fanin ? OPTINC_K_CONN8 : OPTINC_K_NR;
+	if (bits == 16)
+		return OPTINC_K_CAVG16;
+	if (bits == 32)
+		return OPTINC_K_CAVG32;
+	return OPTINC_K_NR;
+}
+
+/* How many values a complete slot of @kind holds: N, or N2 x N1 for CAVG. */
+__u16 optinc_cascade_members(const struct optinc_job *job, __u8 kind)
+{
+	if (kind == OPTINC_K_CAVG16 || kind == OPTINC_K_CAVG32 ||
+	    kind == OPTINC_K_CONN8)
+		return (__u16)(job->size * job->fanin);
+	return job->size;
+}
+
+/* A CAVG frame must come from a switch of the configured fan-in. */
+int optinc_cascade_shape_ok(const struct optinc_job *job,
+			    const struct optinc_msg *m, __u8 kind)
+{
+	if (kind != OPTINC_K_CAVG16 && kind != OPTINC_K_CAVG32 &&
+	    kind != OPTINC_K_CONN8)
+		return 1;
+	return m->size == job->fanin;
+}
+
+/* What a complete slot of @kind goes up as. */
+static __u8 cascade_up_op(__u8 kind)
+{
+	switch (kind) {
+	case OPTINC_K_AVG8:
+	case OPTINC_K_ONN8:
+	case OPTINC_K_AVG16:
+		return OPTINC_OP_CAVG;
+	case OPTINC_K_SUM8:
+	case OPTINC_K_SUM16:
+	case OPTINC_K_ISUM:
+		return OPTINC_OP_ISUM;
+	case OPTINC_K_MAX8:
+		return OPTINC_OP_MAX;
+	default:
+		return 0;
+	}
+}
+
+/* Bytes per element of the upstream frame of a slot of @kind (0: none). */
+__u32 optinc_cascade_elem_bytes(__u8 kind)
+{
+	switch (kind) {
+	case OPTINC_K_AVG8:
+	case OPTINC_K_ONN8:
+		return 2;
+	case OPTINC_K_MAX8:
+		return 1;
+	case OPTINC_K_AVG16:
+	case OPTINC_K_SUM8:
+	case OPTINC_K_SUM16:
+	case OPTINC_K_ISUM:
+		return 4;
+	default:
+		return 0;
+	}
+}
+
+/* The lanes of unit P back to the plain sum: symbol k weighs 4^k. */
+static __u32 cascade_lanes_sum(__u32 a)
+{
+	return (a & 0xff) + 4 * ((a >> 8) & 0xff) + 16 * ((a >> 16) & 0xff) +
+	       64 * (a >> 24);
+}
+
+/* The partial result of a complete slot, in its upstream encoding. */
+static void cascade_partial(const struct optinc_job *job,
+			    const struct optinc_slot *s, __u8 *dst)
+{
+	__u32 i, n = s->count, off;
+
+	switch (s->kind) {
+	case OPTINC_K_AVG8:
+		for (i = 0; i < n; i++)
+			oi_put16(dst + 2 * i, (__u16)s->acc[i]);
+		break;
+	case OPTINC_K_ONN8:
+		for (i = 0; i < n; i++)
+			oi_put16(dst + 2 * i, (__u16)cascade_lanes_sum(s->acc[i]));
+		break;
+	case OPTINC_K_SUM8:
+	case OPTINC_K_SUM16:
+		off = (__u32)job->size << (s->kind == OPTINC_K_SUM8 ? 7 : 15);
+		for (i = 0; i < n; i++)
+			oi_put32(dst + 4 * i, s->acc[i] - off);
+		break;
+	case OPTINC_K_AVG16:
+	case OPTINC_K_ISUM:
+		for (i = 0; i < n; i++)
+			oi_put32(dst + 4 * i, s->acc[i]);
+		break;
+	case OPTINC_K_MAX8:
+		for (i = 0; i < n; i++)
+			dst[i] = (__u8)s->acc[i];
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * optinc_build_up() - the upstream DATA frame of a complete slot
+ * @frame: buffer of @room bytes
+ * @room:  its size
+ * @job:   a job with an uplink whose window is known
+ * @s:     a slot with up set (its accumulators hold the exact partial)
+ *
+ * Same seq as the members' frames; rank, slot and shadow bit are those of
+ * the upper job. Scales go along for CAVG (the upper switch checks that
+ * every first-level switch used the same).
+ *
+ * Return: the frame length, or 0 when it does not fit in @room.
+ */
+__u32 optinc_build_up(void *frame, __u32 room, const struct optinc_job *job,
+		      const struct optinc_slot *s)
+{
+	const struct optinc_uplink *up = job->up;
+	__u8 op = cascade_up_op(s->kind), *p = frame, *pay;
+	__u32 eb = optinc_cascade_elem_bytes(s->kind);
+	__u8 nscale = op == OPTINC_OP_CAVG ? s->nscale : 0;
+	__u32 scl = OPTINC_SCALES_LEN(nscale);
+	__u32 l4 = OPTINC_HDR_LEN + scl + eb * s->count;
+	struct optinc_msg m = {
+		.type = OPTINC_T_DATA, .op = op, .bits = (__u8)(8 * eb),
+		.job = up->job, .rank = up->rank, .token = up->token,
+		.seq = s->seq, .count = s->count, .nscale = nscale,
+		.block = nscale ? s->block : 0,
+		.size = op == OPTINC_OP_CAVG ? job->size : 0,
+	};
+
+	if (!op || !up->window || OPTINC_L2L4_LEN + l4 > room)
+		return 0;
+	m.slot = (__u16)(s->seq % up->window);
+	m.flags = (__u8)((s->seq / up->window) & 1);
+	optinc_build_l2l4(p, &up->self, &up->sw, l4);
+	optinc_hdr_fill((struct optinc_hdr *)(p + OPTINC_L2L4_LEN), &m);
+	pay = p + OPTINC_FRAME_OVERHEAD;
+	memset(pay, 0, scl);
+	memcpy(pay, s->scales, nscale);
+	cascade_partial(job, s, pay + scl);
+	return OPTINC_L2L4_LEN + l4;
+}
+
+/* The JOIN of this switch to its upper job, with a new @nonce per generation. */
+void optinc_up_join(const struct optinc_uplink *up, __u32 nonce,
+		    struct optinc_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = OPTINC_T_JOIN;
+	m->job = up->job;
+	m->rank = up->rank;
+	m->token = up->token;
+	m->seq = nonce;
+}
+
+/* Does upstream result @m answer slot @s: the op, width and shape it must have. */
+static int cascade_result_fits(const struct optinc_slot *s,
+			       const struct optinc_msg *m)
+{
+	__u8 op = cascade_up_op(s->kind);
+
+	if (m->op != op || m->count != s->count ||
+	    m->bits != optinc_result_bits((enum optinc_kind)s->kind))
+		return 0;
+	if (op != OPTINC_OP_CAVG)
+		return 1;
+	return m->nscale == s->nscale && m->block == s->block &&
+	       !memcmp(m->scales, s->scales, s->nscale);
+}
+
+/**
+ * optinc_job_rx_up() - a RESULT of the upper job, for this job's slot
+ * @job:  the first-level job whose uplink names the result's job
+ * @m:    the result, checked by optinc_msg_parse() (token already matched)
+ * @why:  set to the drop reason for OPTINC_V_DROP
+ * @slot: set to the slot for OPTINC_V_COMPLETE and OPTINC_V_RESEND
+ *
+ * The result becomes the slot's, exactly as if this switch had reduced
+ * every value itself.
+ *
+ * Return: OPTINC_V_COMPLETE (send it to every member), OPTINC_V_RESEND
+ * (the slot had it already: nothing new) or OPTINC_V_DROP.
+ */
+enum optinc_verdict optinc_job_rx_up(struct optinc_job *job,
+				     const struct optinc_msg *m,
+				     enum optinc_drop *why,
+				     struct optinc_slot **slot)
+{
+	__u32 shadow = (m->seq / job->window) & 1;
+	struct optinc_slot *s = &job->slots[2u * (m->seq % job->window) + shadow];
+
+	*slot = NULL;
+	*why = OPTINC_DROP_STALE;
+	if (!s->valid || s->seq != m->seq)
+		return OPTINC_V_DROP;
+	*slot = s;
+	if (s->done)
+		return OPTINC_V_RESEND;
+	*why = OPTINC_DROP_MISMATCH;
+	if (!s->up || !cascade_result_fits(s, m) ||
+	    m->elems_len > 4u * job->max_elems) {
+		*slot = NULL;
+		return OPTINC_V_DROP;
+	}
+	memcpy(s->res, m->elems, m->elems_len);
+	s->res_len = m->elems_len;
+	s->up = 0;
+	s->done = 1;
+	*why = OPTINC_DROP_NONE;
+	return OPTINC_V_COMPLETE;
+}
+
+/* ---- the second level's unit P and truth table (onn mode) ---- */
+
+static __u32 cascade_entries(__u32 radix)
+{
+	__u32 e = 1, k;
+
+	for (k = 0; k < OPTINC_CASCADE_DIGITS; k++)
+		e *= radix;
+	return e;
+}
+
+/**
+ * optinc_cascade_table_parse() - check a version-2 (cascade) table file
+ * @buf: the whole file
+ * @len: its size
+ * @t:   the table; t->out points into @buf
+ * @why: set to what is wrong when the file is refused
+ *
+ * Header as version 1 with members = N (the second level's members),
+ * radix 3N + 1, entries radix^5, and the reserved words: rsvd[0] = input
+ * digits (5: B/2 + 1), rsvd[1] = the fan-in N1 below each member (2..4,
+ * so that R_j is one base-4 digit).
+ *
+ * Return: 0, or -EINVAL with @why set.
+ */
+int optinc_cascade_table_parse(const void *buf, __u64 len,
+			       struct optinc_table *t, const char **why)
+{
+	const struct optinc_table_file_hdr *h = buf;
+	__u32 members, radix, entries, digits, fanin;
+
+	*why = "file shorter than the 64-byte table header";
+	if (len < OPTINC_TABLE_HDR_LEN)
+		return -EINVAL;
+	*why = "not a cascade table (version 2)";
+	if (memcmp(h->magic, OPTINC_TABLE_MAGIC, 8) ||
+	    oi_le16(h->version) != OPTINC_TABLE_VERSION_CASCADE)
+		return -EINVAL;
+	*why = "bits per value is not 8 (only B = 8 tables are supported)";
+	if (oi_le16(h->bits) != 8)
+		return -EINVAL;
+	members = oi_le16(h->members);
+	radix = oi_le16(h->radix);
+	entries = oi_le32(h->entries);
+	digits = oi_le32(h->rsvd[0]);
+	fanin = oi_le32(h->rsvd[1]);
+	*why = "cascade table: members out of range (1..21)";
+	if (members < 1 || members > OPTINC_CASCADE_MAX_MEMBERS)
+		return -EINVAL;
+	*why = "unsupported table version: version 2 is a cascade table, with 5 input digits and a fan-in of 2..4";
+	if (digits != OPTINC_CASCADE_DIGITS || fanin < 2 || fanin > 4)
+		return -EINVAL;
+	*why = "radix is not 3 * members + 1";
+	if (radix != 3 * members + 1)
+		return -EINVAL;
+	*why = "entry count is not radix^5";
+	if (entries != cascade_entries(radix))
+		return -EINVAL;
+	*why = "file size is not the header and the entries";
+	if (len != OPTINC_TABLE_HDR_LEN + (__u64)entries)
+		return -EINVAL;
+	*why = NULL;
+	t->members = (__u16)members;
+	t->bits = 8;
+	t->radix = (__u16)radix;
+	t->entries = entries;
+	t->out = (const __u8 *)buf + OPTINC_TABLE_HDR_LEN;
+	t->digits = (__u8)digits;
+	t->fanin = (__u16)fanin;
+	return 0;
+}
+
+/*
+ * The cascade table of a perfect ONN: the digit sums s_0..s_4 to
+ * round_half_even((s_0 + 4 s_1 + ... + 256 s_4) / (N1 N)); sums no
+ * first level can produce (beyond 255 N1 N) give 255.
+ */
+void optinc_cascade_table_fill_exact(__u8 *out, __u16 members, __u16 fanin)
+{
+	__u32 radix = 3u * members + 1, n = cascade_entries(radix), i, k;
+	__u32 sums[OPTINC_CASCADE_DIGITS], total, q;
+
+	for (i = 0; i < n; i++) {
+		optinc_pam4_sums(i, radix, OPTINC_CASCADE_DIGITS, sums);
+		total = 0;
+		for (k = OPTINC_CASCADE_DIGITS; k-- > 0;)
+			total = total * 4 + sums[k];
+		q = optinc_avg_rhe(total, (__u32)members * fanin);
+		out[i] = (__u8)(q > 255 ? 255 : q);
+	}
+}
+
+/* Lane sums (6 bits each) to table indices in place, then the look-ups. */
+void optinc_cascade_finish_table(__u32 *acc, __u32 n,
+				 const struct optinc_table *t, __u8 *dst)
+{
+	__u32 i, r = t->radix;
+
+	for (i = 0; i < n; i++) {
+		__u32 a = acc[i];
+
+		acc[i] = (a & 0x3f) + r * (((a >> 6) & 0x3f) +
+			 r * (((a >> 12) & 0x3f) + r * (((a >> 18) & 0x3f) +
+			 r * (a >> 24))));
+	}
+	for (i = 0; i < n; i++)
+		dst[i] = t->out[acc[i]];
+}
