@@ -86,11 +86,14 @@ __u32 optinc_cascade_elem_bytes(__u8 kind)
 	}
 }
 
-/* The lanes of unit P back to the plain sum: symbol k weighs 4^k. */
-static __u32 cascade_lanes_sum(__u32 a)
+/*
+ * Unit P's sums of element @i back to the plain sum: symbol k weighs 4^k
+ * (the slot keeps them as four byte planes of @n, see pam4.c).
+ */
+static __u32 cascade_planes_sum(const __u8 *planes, __u32 n, __u32 i)
 {
-	return (a & 0xff) + 4 * ((a >> 8) & 0xff) + 16 * ((a >> 16) & 0xff) +
-	       64 * (a >> 24);
+	return planes[i] + 4 * planes[n + i] + 16 * planes[2 * n + i] +
+	       64 * planes[3 * n + i];
 }
 
 /* The partial result of a complete slot, in its upstream encoding. */
@@ -106,7 +109,8 @@ static void cascade_partial(const struct optinc_job *job,
 		break;
 	case OPTINC_K_ONN8:
 		for (i = 0; i < n; i++)
-			oi_put16(dst + 2 * i, (__u16)cascade_lanes_sum(s->acc[i]));
+			oi_put16(dst + 2 * i, (__u16)cascade_planes_sum(
+					(const __u8 *)s->acc, n, i));
 		break;
 	case OPTINC_K_SUM8:
 	case OPTINC_K_SUM16:
