@@ -233,8 +233,6 @@ struct optinc_uplink {
 #define OPTINC_CASCADE_DIGITS		5	/* B/2 + 1 for B = 8, N1 <= 4 */
 #define OPTINC_CASCADE_MAX_MEMBERS	21	/* lane sums 3 N <= 63 */
 
-int optinc_cascade_table_parse(const void *buf, __u64 len,
-			       struct optinc_table *t, const char **why);
 void optinc_cascade_table_fill_exact(__u8 *out, __u16 members, __u16 fanin);
 void optinc_cascade_finish_table(__u32 *acc, __u32 n,
 				 const struct optinc_table *t, __u8 *dst);

@@ -255,67 +255,6 @@ static __u32 cascade_entries(__u32 radix)
 	return e;
 }
 
-/**
- * optinc_cascade_table_parse() - check a version-2 (cascade) table file
- * @buf: the whole file
- * @len: its size
- * @t:   the table; t->out points into @buf
- * @why: set to what is wrong when the file is refused
- *
- * Header as version 1 with members = N (the second level's members),
- * radix 3N + 1, entries radix^5, and the reserved words: rsvd[0] = input
- * digits (5: B/2 + 1), rsvd[1] = the fan-in N1 below each member (2..4,
- * so that R_j is one base-4 digit).
- *
- * Return: 0, or -EINVAL with @why set.
- */
-int optinc_cascade_table_parse(const void *buf, __u64 len,
-			       struct optinc_table *t, const char **why)
-{
-	const struct optinc_table_file_hdr *h = buf;
-	__u32 members, radix, entries, digits, fanin;
-
-	*why = "file shorter than the 64-byte table header";
-	if (len < OPTINC_TABLE_HDR_LEN)
-		return -EINVAL;
-	*why = "not a cascade table (version 2)";
-	if (memcmp(h->magic, OPTINC_TABLE_MAGIC, 8) ||
-	    oi_le16(h->version) != OPTINC_TABLE_VERSION_CASCADE)
-		return -EINVAL;
-	*why = "bits per value is not 8 (only B = 8 tables are supported)";
-	if (oi_le16(h->bits) != 8)
-		return -EINVAL;
-	members = oi_le16(h->members);
-	radix = oi_le16(h->radix);
-	entries = oi_le32(h->entries);
-	digits = oi_le32(h->rsvd[0]);
-	fanin = oi_le32(h->rsvd[1]);
-	*why = "cascade table: members out of range (1..21)";
-	if (members < 1 || members > OPTINC_CASCADE_MAX_MEMBERS)
-		return -EINVAL;
-	*why = "unsupported table version: version 2 is a cascade table, with 5 input digits and a fan-in of 2..4";
-	if (digits != OPTINC_CASCADE_DIGITS || fanin < 2 || fanin > 4)
-		return -EINVAL;
-	*why = "radix is not 3 * members + 1";
-	if (radix != 3 * members + 1)
-		return -EINVAL;
-	*why = "entry count is not radix^5";
-	if (entries != cascade_entries(radix))
-		return -EINVAL;
-	*why = "file size is not the header and the entries";
-	if (len != OPTINC_TABLE_HDR_LEN + (__u64)entries)
-		return -EINVAL;
-	*why = NULL;
-	t->members = (__u16)members;
-	t->bits = 8;
-	t->radix = (__u16)radix;
-	t->entries = entries;
-	t->out = (const __u8 *)buf + OPTINC_TABLE_HDR_LEN;
-	t->digits = (__u8)digits;
-	t->fanin = (__u16)fanin;
-	return 0;
-}
-
 /*
  * The cascade table of a perfect ONN: the digit sums s_0..s_4 to
  * round_half_even((s_0 + 4 s_1 + ... + 256 s_4) / (N1 N)); sums no

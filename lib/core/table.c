@@ -12,6 +12,35 @@ static __u32 table_entries(__u32 radix, unsigned int symbols)
 	return e;
 }
 
+/*
+ * What a version says about the input: version 1, the one-level P unit
+ * (B/2 digits, N up to 64); version 2, a cascade's second level (B/2 + 1
+ * digits: rsvd[0] = 5, rsvd[1] = the fan-in N1 below each member, 2..4 so
+ * that R_j is one base-4 digit; N up to OPTINC_CASCADE_MAX_MEMBERS).
+ */
+static int table_version(const struct optinc_table_file_hdr *h,
+			 struct optinc_table *t, __u32 *max_members,
+			 const char **why)
+{
+	__u32 digits = oi_le32(h->rsvd[0]), fanin = oi_le32(h->rsvd[1]);
+
+	t->digits = 0;
+	t->fanin = 0;
+	*max_members = OPTINC_MAX_MEMBERS;
+	if (oi_le16(h->version) == OPTINC_TABLE_VERSION)
+		return 0;
+	*why = "unsupported table version (this build reads versions 1 and 2)";
+	if (oi_le16(h->version) != OPTINC_TABLE_VERSION_CASCADE)
+		return -EINVAL;
+	*why = "unsupported table version: version 2 is a cascade table, with 5 input digits and a fan-in of 2..4";
+	if (digits != OPTINC_CASCADE_DIGITS || fanin < 2 || fanin > 4)
+		return -EINVAL;
+	t->digits = (__u8)digits;
+	t->fanin = (__u16)fanin;
+	*max_members = OPTINC_CASCADE_MAX_MEMBERS;
+	return 0;
+}
+
 /**
  * optinc_table_parse() - check a truth-table file held in memory
  * @buf: the whole file
@@ -19,7 +48,8 @@ static __u32 table_entries(__u32 radix, unsigned int symbols)
  * @t:   the table; t->out points into @buf
  * @why: set to what is wrong when the file is refused
  *
- * Only B = 8 tables exist: B = 16 would need radix^8 entries.
+ * Only B = 8 tables exist: B = 16 would need radix^8 entries. Version 2
+ * files are a cascade's second-level tables (t->fanin set).
  *
  * Return: 0, or -EINVAL with @why set.
  */
@@ -27,7 +57,7 @@ int optinc_table_parse(const void *buf, __u64 len, struct optinc_table *t,
 		       const char **why)
 {
 	const struct optinc_table_file_hdr *h = buf;
-	__u32 members, radix, entries;
+	__u32 members, radix, entries, max_members;
 
 	*why = "file shorter than the 64-byte table header";
 	if (len < OPTINC_TABLE_HDR_LEN)
@@ -35,10 +65,7 @@ int optinc_table_parse(const void *buf, __u64 len, struct optinc_table *t,
 	*why = "not a truth-table file (bad magic)";
 	if (memcmp(h->magic, OPTINC_TABLE_MAGIC, 8))
 		return -EINVAL;
-	if (oi_le16(h->version) == OPTINC_TABLE_VERSION_CASCADE)
-		return optinc_cascade_table_parse(buf, len, t, why);
-	*why = "unsupported table version (this build reads versions 1 and 2)";
-	if (oi_le16(h->version) != OPTINC_TABLE_VERSION)
+	if (table_version(h, t, &max_members, why))
 		return -EINVAL;
 	*why = "bits per value is not 8 (only B = 8 tables are supported)";
 	if (oi_le16(h->bits) != 8)
@@ -46,14 +73,16 @@ int optinc_table_parse(const void *buf, __u64 len, struct optinc_table *t,
 	members = oi_le16(h->members);
 	radix = oi_le16(h->radix);
 	entries = oi_le32(h->entries);
-	*why = "members out of range (1..64)";
-	if (members < 1 || members > OPTINC_MAX_MEMBERS)
+	*why = t->fanin ? "cascade table: members out of range (1..21)" :
+			  "members out of range (1..64)";
+	if (members < 1 || members > max_members)
 		return -EINVAL;
 	*why = "radix is not 3 * members + 1";
 	if (radix != 3 * members + 1)
 		return -EINVAL;
-	*why = "entry count is not radix^4";
-	if (entries != table_entries(radix, 4))
+	*why = t->fanin ? "entry count is not radix^5" :
+			  "entry count is not radix^4";
+	if (entries != table_entries(radix, t->fanin ? OPTINC_CASCADE_DIGITS : 4))
 		return -EINVAL;
 	*why = "file truncated: fewer entries than the header says";
 	if (len < OPTINC_TABLE_HDR_LEN + (__u64)entries)

@@ -5,7 +5,6 @@
  * realised over its whole domain ((3N + 1)^5 points), checked against the
  * exact average over N1 x N and written as a version-2 truth table.
  */
-#include <cblas.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,81 +13,20 @@
 
 #include "onn.h"
 
-#define CASC_CHUNK	1024
-
-struct casc_net {
-	double *w[OPTINC_ONN_MAX_LAYERS];
-	double *a, *b;
-	unsigned int width;
-};
-
-static void casc_free(const struct optinc_onn *m, struct casc_net *n)
-{
-	unsigned int l;
-
-	for (l = 0; l < m->nlayers; l++)
-		free(n->w[l]);
-	free(n->a);
-	free(n->b);
-}
-
-static int casc_init(const struct optinc_onn *m, struct casc_net *n)
-{
-	struct optinc_onn_rng rng;
-	unsigned int l;
-	int err = 0;
-
-	memset(n, 0, sizeof(*n));
-	optinc_onn_rng_seed(&rng, 1);
-	n->width = OPTINC_CASCADE_DIGITS;
-	for (l = 0; l < m->nlayers && !err; l++) {
-		const struct optinc_onn_layer *ly = &m->layer[l];
-
-		if (ly->out > n->width)
-			n->width = ly->out;
-		n->w[l] = malloc(sizeof(double) * ly->in * ly->out);
-		err = n->w[l] ? optinc_onn_realise(m, l, n->w[l], 0, &rng) : -ENOMEM;
-	}
-	n->a = malloc(sizeof(double) * CASC_CHUNK * n->width);
-	n->b = malloc(sizeof(double) * CASC_CHUNK * n->width);
-	if (!err && (!n->a || !n->b))
-		err = -ENOMEM;
-	if (err)
-		casc_free(m, n);
-	return err;
-}
-
 /* Outputs of @rows points from @first, left in n->a (4 per row). */
-static void casc_forward(const struct optinc_onn *m, struct casc_net *n,
-			 uint32_t first, unsigned int rows)
+static void casc_forward(const struct optinc_onn *m,
+			 struct optinc_onn_rnet *n, uint32_t first,
+			 unsigned int rows)
 {
-	unsigned int r, k, l, radix = 3 * m->members + 1;
+	unsigned int r, k, radix = 3 * m->members + 1;
 	__u32 s[OPTINC_CASCADE_DIGITS];
-	double *t;
-	size_t i;
 
 	for (r = 0; r < rows; r++) {
 		optinc_pam4_sums(first + r, radix, OPTINC_CASCADE_DIGITS, s);
 		for (k = 0; k < OPTINC_CASCADE_DIGITS; k++)
 			n->a[r * OPTINC_CASCADE_DIGITS + k] = s[k] * (double)m->in_scale;
 	}
-	for (l = 0; l < m->nlayers; l++) {
-		const struct optinc_onn_layer *ly = &m->layer[l];
-
-		for (r = 0; r < rows; r++)
-			for (k = 0; k < ly->out; k++)
-				n->b[(size_t)r * ly->out + k] = ly->bias[k];
-		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows,
-			    ly->out, ly->in, 1.0, n->a, ly->in, n->w[l], ly->in,
-			    1.0, n->b, ly->out);
-		if (ly->act == OPTINC_ONN_ACT_RELU)
-			for (i = 0; i < (size_t)rows * ly->out; i++)
-				if (n->b[i] < 0)
-					n->b[i] = 0;
-		t = n->a;
-		n->a = n->b;
-		n->b = t;
-	}
+	optinc_onn_rnet_forward(m, n, rows);
 }
 
 static void casc_put(uint8_t *p, uint32_t v, unsigned int bytes)
@@ -125,8 +63,8 @@ static int casc_write(const char *path, unsigned int members,
 	return err;
 }
 
-static void casc_decide(struct casc_net *n, uint32_t first, unsigned int rows,
-			struct optinc_onn_eval *ev)
+static void casc_decide(const struct optinc_onn_rnet *n, uint32_t first,
+			unsigned int rows, struct optinc_onn_eval *ev)
 {
 	unsigned int r, k, v;
 
@@ -153,24 +91,25 @@ int optinc_onn_cascade_table(const char *path, const struct optinc_onn *m,
 			     unsigned int fanin)
 {
 	struct optinc_onn_eval ev = { 0 };
-	struct casc_net n;
+	struct optinc_onn_rnet n;
 	uint32_t i, rows, radix = 3 * m->members + 1;
 	int err;
 
 	ev.entries = radix * radix * radix * radix * radix;
 	ev.out = malloc(ev.entries);
 	ev.exact = malloc(ev.entries);
-	err = ev.out && ev.exact ? casc_init(m, &n) : -ENOMEM;
+	err = ev.out && ev.exact ? optinc_onn_rnet_init(m, 0, 1, &n) : -ENOMEM;
 	if (!err) {
 		optinc_cascade_table_fill_exact(ev.exact, (__u16)m->members,
 						(__u16)fanin);
 		for (i = 0; i < ev.entries; i += rows) {
-			rows = ev.entries - i < CASC_CHUNK ? ev.entries - i : CASC_CHUNK;
+			rows = ev.entries - i < OPTINC_ONN_CHUNK ? ev.entries - i :
+							    OPTINC_ONN_CHUNK;
 			casc_forward(m, &n, i, rows);
 			casc_decide(&n, i, rows, &ev);
 		}
 		err = casc_write(path, m->members, fanin, &ev);
-		casc_free(m, &n);
+		optinc_onn_rnet_free(&n);
 	}
 	if (err)
 		fprintf(stderr, "optinc-onn construct: cascade table %s: %s\n",

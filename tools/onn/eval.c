@@ -13,8 +13,6 @@
 
 #include "onn.h"
 
-#define EVAL_CHUNK 4096
-
 uint32_t optinc_onn_domain_size(unsigned int members, unsigned int bits)
 {
 	uint32_t n = 1;
@@ -62,13 +60,7 @@ static double eval_margin(double y, unsigned int sym)
 	return lo < hi ? lo : hi;
 }
 
-struct eval_net {
-	unsigned int nl, width;
-	double *w[OPTINC_ONN_MAX_LAYERS];
-	double *a, *b;	/* activations, EVAL_CHUNK x width each */
-};
-
-static void eval_net_free(struct eval_net *n)
+void optinc_onn_rnet_free(struct optinc_onn_rnet *n)
 {
 	unsigned int l;
 
@@ -76,10 +68,19 @@ static void eval_net_free(struct eval_net *n)
 		free(n->w[l]);
 	free(n->a);
 	free(n->b);
+	memset(n, 0, sizeof(*n));
 }
 
-static int eval_net_init(const struct optinc_onn *m, double noise,
-			 uint64_t seed, struct eval_net *n)
+/**
+ * optinc_onn_rnet_init() - realise @m's layers for evaluation in chunks
+ * @noise: MZI phase noise sigma in radians (0: the model as designed)
+ * @seed:  seed of the noise
+ * @n:     filled here; optinc_onn_rnet_free() it
+ *
+ * Return: 0 or a negative errno.
+ */
+int optinc_onn_rnet_init(const struct optinc_onn *m, double noise,
+			 uint64_t seed, struct optinc_onn_rnet *n)
 {
 	struct optinc_onn_rng rng;
 	unsigned int l;
@@ -87,7 +88,7 @@ static int eval_net_init(const struct optinc_onn *m, double noise,
 
 	memset(n, 0, sizeof(*n));
 	optinc_onn_rng_seed(&rng, seed);
-	n->width = m->bits / 2;
+	n->width = m->layer[0].in;
 	for (l = 0; l < m->nlayers && !err; l++) {
 		const struct optinc_onn_layer *ly = &m->layer[l];
 
@@ -98,30 +99,28 @@ static int eval_net_init(const struct optinc_onn *m, double noise,
 		err = n->w[l] ? optinc_onn_realise(m, l, n->w[l], noise, &rng)
 			      : -ENOMEM;
 	}
-	n->a = malloc(sizeof(double) * EVAL_CHUNK * n->width);
-	n->b = malloc(sizeof(double) * EVAL_CHUNK * n->width);
+	n->a = malloc(sizeof(double) * OPTINC_ONN_CHUNK * n->width);
+	n->b = malloc(sizeof(double) * OPTINC_ONN_CHUNK * n->width);
 	if (!err && (!n->a || !n->b))
 		err = -ENOMEM;
 	if (err)
-		eval_net_free(n);
+		optinc_onn_rnet_free(n);
 	return err;
 }
 
-/* Outputs of @rows domain points starting at @first, left in n->a. */
-static void eval_forward(const struct optinc_onn *m, struct eval_net *n,
-			 uint32_t first, unsigned int rows)
+/*
+ * optinc_onn_rnet_forward() - @rows inputs (layer 0's width each, in n->a)
+ * through every layer; the outputs are left in n->a.
+ */
+void optinc_onn_rnet_forward(const struct optinc_onn *m,
+			     struct optinc_onn_rnet *n, unsigned int rows)
 {
-	unsigned int r, k, l, s[8], in = m->bits / 2;
+	unsigned int r, k, l;
+	double *t;
+	size_t i;
 
-	for (r = 0; r < rows; r++) {
-		optinc_onn_domain_point(first + r, m->members, m->bits, s);
-		for (k = 0; k < in; k++)
-			n->a[r * in + k] = s[k] * (double)m->in_scale;
-	}
 	for (l = 0; l < m->nlayers; l++) {
 		const struct optinc_onn_layer *ly = &m->layer[l];
-		double *t;
-		size_t i;
 
 		for (r = 0; r < rows; r++)
 			for (k = 0; k < ly->out; k++)
@@ -139,7 +138,21 @@ static void eval_forward(const struct optinc_onn *m, struct eval_net *n,
 	}
 }
 
-static void eval_decide(const struct optinc_onn *m, struct eval_net *n,
+/* Outputs of @rows domain points starting at @first, left in n->a. */
+static void eval_forward(const struct optinc_onn *m, struct optinc_onn_rnet *n,
+			 uint32_t first, unsigned int rows)
+{
+	unsigned int r, k, s[8], in = m->bits / 2;
+
+	for (r = 0; r < rows; r++) {
+		optinc_onn_domain_point(first + r, m->members, m->bits, s);
+		for (k = 0; k < in; k++)
+			n->a[r * in + k] = s[k] * (double)m->in_scale;
+	}
+	optinc_onn_rnet_forward(m, n, rows);
+}
+
+static void eval_decide(const struct optinc_onn *m, struct optinc_onn_rnet *n,
 			uint32_t first, unsigned int rows,
 			struct optinc_onn_eval *ev)
 {
@@ -177,7 +190,7 @@ static void eval_decide(const struct optinc_onn *m, struct eval_net *n,
 int optinc_onn_evaluate(const struct optinc_onn *m, double noise,
 			uint64_t seed, struct optinc_onn_eval *ev)
 {
-	struct eval_net n;
+	struct optinc_onn_rnet n;
 	uint32_t i, rows;
 	int err;
 
@@ -193,17 +206,18 @@ int optinc_onn_evaluate(const struct optinc_onn *m, double noise,
 		return -ENOMEM;
 	}
 	optinc_table_fill_exact(ev->exact, m->members, m->bits);
-	err = eval_net_init(m, noise, seed, &n);
+	err = optinc_onn_rnet_init(m, noise, seed, &n);
 	if (err) {
 		optinc_onn_eval_free(ev);
 		return err;
 	}
 	for (i = 0; i < ev->entries; i += rows) {
-		rows = ev->entries - i < EVAL_CHUNK ? ev->entries - i : EVAL_CHUNK;
+		rows = ev->entries - i < OPTINC_ONN_CHUNK ? ev->entries - i :
+							    OPTINC_ONN_CHUNK;
 		eval_forward(m, &n, i, rows);
 		eval_decide(m, &n, i, rows, ev);
 	}
-	eval_net_free(&n);
+	optinc_onn_rnet_free(&n);
 	return 0;
 }
 

@@ -88,6 +88,20 @@ void optinc_onn_domain_point(uint32_t index, unsigned int members,
 unsigned int optinc_onn_exact(const unsigned int *sums, unsigned int members,
 			      unsigned int bits);
 unsigned int optinc_onn_decide(double y);
+
+/* A model realised into matrices, run on OPTINC_ONN_CHUNK rows at a time. */
+#define OPTINC_ONN_CHUNK 4096
+struct optinc_onn_rnet {
+	unsigned int nl, width;
+	double *w[OPTINC_ONN_MAX_LAYERS];
+	double *a, *b;	/* activations, OPTINC_ONN_CHUNK x width each */
+};
+
+int optinc_onn_rnet_init(const struct optinc_onn *m, double noise,
+			 uint64_t seed, struct optinc_onn_rnet *n);
+void optinc_onn_rnet_forward(const struct optinc_onn *m,
+			     struct optinc_onn_rnet *n, unsigned int rows);
+void optinc_onn_rnet_free(struct optinc_onn_rnet *n);
 int optinc_onn_evaluate(const struct optinc_onn *m, double noise,
 			uint64_t seed, struct optinc_onn_eval *ev);
 void optinc_onn_eval_free(struct optinc_onn_eval *ev);
