@@ -44,6 +44,7 @@ struct io_cfg {
 	unsigned int mtu, block, max_elems, window, iters, warmup;
 	unsigned int timeout_ms;
 	int mode, exp_phase;
+	double start_at;	/* CLOCK_REALTIME to start at, 0: now */
 	unsigned int rank, size, job;
 	__u32 token;
 };
@@ -87,7 +88,7 @@ static void io_usage(void)
 	fprintf(stderr,
 		"usage: optinc-io-bench [-M reflect|optinc] [-b BYTES] [-m MTU] [-W WINDOW]\n"
 		"                       [-n ITERS] [-w WARMUP] [--block N] [--max-elems N]\n"
-		"                       [--no-exp] [-t TIMEOUT_MS]\n"
+		"                       [--no-exp] [-t TIMEOUT_MS] [--start-at UNIXTIME]\n"
 		"  Sends the frames of an optinc all-reduce of BYTES of float32 (8-bit values,\n"
 		"  one exponent per block) to $OPTINC_SWITCH and checks every frame back:\n"
 		"  reflect: its own frames (a forwarder); optinc: RESULT frames (optincd job\n"
@@ -160,6 +161,7 @@ static int io_parse(int argc, char **argv, struct io_cfg *cfg)
 		{ "block", required_argument, NULL, 'K' },
 		{ "max-elems", required_argument, NULL, 'E' },
 		{ "no-exp", no_argument, NULL, 'X' },
+		{ "start-at", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -178,6 +180,7 @@ static int io_parse(int argc, char **argv, struct io_cfg *cfg)
 		case 'K': cfg->block = atoi(optarg); break;
 		case 'E': cfg->max_elems = atoi(optarg); break;
 		case 'X': cfg->exp_phase = 0; break;
+		case 'S': cfg->start_at = atof(optarg); break;
 		default: return -EINVAL;
 		}
 	}
@@ -257,6 +260,31 @@ static int io_send(struct io_ctx *x, const void *buf, size_t len)
 		return 0;
 	fprintf(stderr, "optinc-io-bench: send: %s\n", strerror(errno));
 	return -errno;
+}
+
+/*
+ * Wait until @at (seconds since the epoch), so that ranks started one
+ * after the other send at the same time; at most a minute.
+ */
+static int io_start_at(double at)
+{
+	struct timespec ts;
+	double now, left;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = ts.tv_sec + ts.tv_nsec * 1e-9;
+	left = at - now;
+	if (left > 60) {
+		fprintf(stderr, "optinc-io-bench: --start-at is %.0f s away\n", left);
+		return -EINVAL;
+	}
+	if (left <= 0)
+		return 0;
+	ts.tv_sec = (time_t)left;
+	ts.tv_nsec = (long)((left - ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	return 0;
 }
 
 /* ---- JOIN (optinc mode), as liboptinc does it (lib/join.c) ---- */
@@ -671,6 +699,8 @@ static int io_start(struct io_ctx *x)
 	}
 	x->sw_window = x->cfg->window;
 	x->max_elems = x->cfg->max_elems;
+	if ((err = io_start_at(x->cfg->start_at)))
+		return err;
 	if (x->cfg->mode == IO_OPTINC && (err = io_join(x)))
 		return err;
 	x->window = x->cfg->window < x->sw_window ? x->cfg->window :
