@@ -561,7 +561,8 @@ static int io_phase_run(struct io_ctx *x, const struct io_phase *p)
 		err = io_fill(x, p, &w);
 		if (err)
 			break;
-		wait = x->cfg->timeout_ms << (idle < IO_MAX_BACKOFF ? idle : IO_MAX_BACKOFF);
+		wait = x->cfg->timeout_ms <<
+		       (idle < IO_MAX_BACKOFF ? idle : IO_MAX_BACKOFF);
 		n = io_recv(x, wait);
 		if (n < 0)
 			return n;
@@ -751,8 +752,8 @@ static int io_run(struct io_ctx *x)
 	t = io_now() - t0;
 	frames = x->data.nframes + (cfg->exp_phase ? x->exp.nframes : 0);
 	printf("%u %zu %u %u %.1f %.0f %.4f %lu\n", cfg->rank, cfg->bytes,
-	       frames, io_payload(x), t / cfg->iters * 1e6, x->st.rx / t, x->st.rx_bytes / t / 1e9,
-	       x->st.retx);
+	       frames, io_payload(x), t / cfg->iters * 1e6, x->st.rx / t,
+	       x->st.rx_bytes / t / 1e9, x->st.retx);
 	printf("# rank %u: %lu frames back, all checked (seq, slot, shadow, shape, length, exponents, values); "
 	       "%lu duplicates, %lu retransmitted, %lu late JOIN_ACKs, warm-up included\n",
 	       cfg->rank, warm.rx + x->st.rx, warm.dup + x->st.dup,
