@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # tools/bench: optinc-bench (liboptinc all-reduce over a size range),
-# optinc-io-bench (the same frames reflected, no all-reduce) and,
+# optinc-io-bench (optinc's frames without the float work, through optincd
+# or reflected by a forwarder) and,
 # when Open MPI's mpicc is there, optinc-mpi-bench (MPI_Allreduce, same
 # table); `make bench` runs tools/bench/optinc-bench.sh.
 
@@ -19,7 +20,7 @@ $(BENCH): $(BENCH_OBJ) $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
 ALL_TARGETS += $(BENCH)
 BINS += $(BENCH)
 
-# optinc-io-bench: optinc's frames without the all-reduce (I/O baseline)
+# optinc-io-bench: optinc's frames without the float work (I/O limit)
 IO_BENCH := $(O)/bin/optinc-io-bench
 IO_BENCH_OBJ := $(O)/tools/bench/io-bench.o
 

@@ -5,8 +5,9 @@
 # TCP through the same switch, Open MPI's
 # MPI_Allreduce with every rank in its server namespace (TCP through the
 # switch) and Open MPI on one box; then bytes sent per rank as counted by the
-# switch; the I/O limit: the same frames reflected by dpdk-testpmd on the
-# same ports (optinc-io-bench). Prints Markdown and writes it to a file.
+# switch; the I/O limit: optinc-io-bench's OptINC frames (no float work)
+# through optincd and, reflected, through dpdk-testpmd on the same ports.
+# Prints Markdown and writes it to a file.
 set -u
 
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
@@ -30,6 +31,7 @@ MINB=4K MAXB=256M FACTOR=4 ITERS=10 WARMUP=1 TLIMIT=2 CHECK=""
 ALGOS="optinc ring mpi mpi-box afxdp testpmd"
 CSIZE=16M
 REF=64M
+IOROUNDS=1
 OUT=$ROOT/Documentation/bench-results.md
 TB=obench
 LIMIT=900
@@ -38,7 +40,7 @@ usage() {
 	cat <<EOF
 usage: optinc-bench.sh [-N 'SIZES'] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS]
                        [-w WARMUP] [-T SECS] [-c] [-a 'ALGOS'] [-C SIZE]
-                       [-r SIZE] [-o FILE] [--tb NAME]
+                       [-r SIZE] [-R ROUNDS] [-o FILE] [--tb NAME]
   -N      numbers of ranks (default "$SIZES")
   -b -e -f sizes from MIN to MAX bytes by FACTOR (default $MINB $MAXB $FACTOR)
   -n -w   timed iterations and warm-up calls per size (default $ITERS $WARMUP)
@@ -47,6 +49,7 @@ usage: optinc-bench.sh [-N 'SIZES'] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS]
   -a      any of: optinc ring mpi mpi-box afxdp testpmd (default "$ALGOS")
   -C      size of the counted run for bytes per rank (default $CSIZE)
   -r      size the ratios are reported at (default $REF)
+  -R      rounds of the I/O limit (optincd, then testpmd; default $IOROUNDS)
   -o      Markdown output (default Documentation/bench-results.md; - for none)
 EOF
 }
@@ -174,14 +177,69 @@ testpmd_down() {
 	TPMD_PID=
 }
 
-# optinc-io-bench at REF through testpmd: one line per rank.
-testpmd_run() {
-	local n=$1
+# CPU time (ns, user + system) of all threads of process $1 so far.
+cpu_ns() {
+	cat "/proc/$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
+}
 
-	testpmd_up "$n" || return 1
-	"$TESTBED" run --tb "$TB" -t "$LIMIT" "$IOBENCH" -b "$REF" \
-		-n "$ITERS" -w "$WARMUP" | sed 's/^\[[0-9]*\] //'
+# optinc-io-bench at REF in mode $1 while switch process $2 runs: one line
+# per rank, then the switch's CPU time and the wall time from when the
+# ranks start sending (together, 1 s after the first was started) to the end.
+io_measure() {
+	local mode=$1 pid=$2 c0 c1 t0 t1 rc
+
+	t0=$(awk -v t="$(date +%s.%N)" 'BEGIN { printf "%.3f", t + 1 }')
+	(sleep 1; cpu_ns "$pid" >"$TMP/cpu0") &
+	"$TESTBED" run --tb "$TB" -t "$LIMIT" "$IOBENCH" -M "$mode" -b "$REF" \
+		-n "$ITERS" -w "$WARMUP" --start-at "$t0" | sed 's/^\[[0-9]*\] //'
+	rc=${PIPESTATUS[0]}
+	c1=$(cpu_ns "$pid")
+	t1=$(date +%s.%N)
+	wait $!
+	c0=$(cat "$TMP/cpu0")
+	echo "# cpu $mode: pid $pid ns $((c1 - c0)) wall $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')"
+	return "$rc"
+}
+
+# Round $2 of the I/O limit for N = $1: the same senders against optincd
+# (mode optinc; the testbed with optincd is up when this starts) and then
+# against testpmd on the same ports (mode reflect). Outputs in
+# $TMP/<n>.io<r>.optincd and .testpmd.
+io_round() {
+	local n=$1 r=$2 f=$TMP/$1.io$2
+
+	io_measure optinc "$(cat "$STATE/$TB/daemon.pid")" >"$f.optincd" 2>&1 ||
+		echo "# optinc-io-bench -M optinc failed" >>"$f.optincd"
+	"$TESTBED" down --tb "$TB" >&2
+	if testpmd_up "$n"; then
+		io_measure reflect "$TPMD_PID" >"$f.testpmd" 2>&1 ||
+			echo "# optinc-io-bench -M reflect failed" >>"$f.testpmd"
+	else
+		echo "# dpdk-testpmd did not start" >"$f.testpmd"
+	fi
 	testpmd_down
+	"$TESTBED" down --tb "$TB" >&2
+}
+
+# All rounds for N = $1, printed; the testbed with optincd is up.
+io_limit() {
+	local n=$1 r a
+
+	for ((r = 1; r <= IOROUNDS; r++)); do
+		if [ "$r" -gt 1 ] && ! "$TESTBED" up --tb "$TB" -n "$n" >&2; then
+			echo "# testbed with $n servers did not come up"
+			return 1
+		fi
+		io_round "$n" "$r"
+		for a in optincd testpmd; do
+			echo "### I/O limit, round $r: $a"
+			echo
+			echo '```'
+			cat "$TMP/$n.io$r.$a"
+			echo '```'
+			echo
+		done
+	done
 }
 
 # One algorithm's table; rank 0's output (others' only on failure).
@@ -195,7 +253,6 @@ run_algo() {
 	afxdp) afxdp_run "$n" "$@" ;;
 	mpi) mpi_testbed "$n" "$@" ;;
 	mpi-box) mpi_box "$n" "$@" ;;
-	testpmd) testpmd_run "$n" ;;
 	esac
 }
 
@@ -287,43 +344,70 @@ one_size() {
 		echo
 	done
 	counted "$n" >"$TMP/$n.count"
-	"$TESTBED" down --tb "$TB" >&2
-	[[ " $ALGOS " == *" testpmd "* ]] || return 0
-	echo "### testpmd (I/O limit: optinc's frames at $REF reflected, no all-reduce)"
-	echo
-	echo '```'
-	run_algo testpmd "$n" >"$TMP/$n.testpmd" 2>&1 || echo "# testpmd failed:"
-	cat "$TMP/$n.testpmd"
-	echo '```'
-	echo
+	if [[ " $ALGOS " == *" testpmd "* ]]; then
+		io_limit "$n"
+	fi
 	"$TESTBED" down --tb "$TB" >&2
 }
 
-# testpmd's mean time per call over ranks (us), frames/s per rank (sum
-# over ranks / n), Gbit/s received by all ranks, frames lost.
-io_summary() {
-	awk '$1 ~ /^[0-9]+$/ && NF == 8 { n++; t += $5; f += $6; g += $7; l += $8 }
-	     END { if (n) printf "%.1f %.0f %.2f %d\n", t / n, f / n, g * 8, l }' "$1"
-}
-
+# One row of the I/O-limit table for N = $1 from its rounds' outputs:
+# medians over rounds, (min-max) where there is more than one.
 io_row() {
-	local n=$1 io o t f g l
+	python3 - "$1" "$IOROUNDS" "$TMP" "$(time_at "$TMP/$1.optinc")" <<'EOF'
+import re, statistics, sys
 
-	io=$(io_summary "$TMP/$n.testpmd" 2>/dev/null)
-	if [ -z "$io" ]; then
-		echo "| $n | - | - | - | - | - | - |"
-		return
-	fi
-	read -r t f g l <<<"$io"
-	o=$(time_at "$TMP/$n.optinc")
-	printf '| %s | %.1f | %s | %s | %s |' "$n" \
-		"$(awk -v t="$t" 'BEGIN { print t / 1000 }')" "$f" "$g" "$l"
-	if [ -n "$o" ]; then
-		printf ' %.1f | %.2f |\n' "$(awk -v o="$o" 'BEGIN { print o / 1000 }')" \
-			"$(awk -v t="$t" -v o="$o" 'BEGIN { print t / o }')"
-	else
-		printf ' - | - |\n'
-	fi
+n, rounds, tmp, allred = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+
+def parse(path):
+    rows, frames, cpu = [], 0, None
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        return None
+    for l in lines:
+        f = l.split()
+        if len(f) == 8 and f[0].isdigit():
+            rows.append([float(x) for x in f])
+        m = re.match(r"# rank \d+: (\d+) frames back", l)
+        if m:
+            frames += int(m.group(1))
+        m = re.match(r"# cpu \S+: pid \d+ ns (-?\d+) wall ([\d.]+)", l)
+        if m:
+            cpu = (int(m.group(1)) / 1e9, float(m.group(2)))
+    if len(rows) != int(n) or any("failed" in l for l in lines):
+        return None
+    r = {"t": sum(x[4] for x in rows) / len(rows) / 1000,
+         "gbit": sum(x[6] for x in rows) * 8, "retx": sum(x[7] for x in rows)}
+    if cpu and frames:
+        r["cpu"] = cpu[0] / frames * 1e6
+        r["util"] = cpu[0] / cpu[1]
+    return r
+
+def med(v, fmt):
+    if not v:
+        return "-"
+    s = fmt % statistics.median(v)
+    if len(v) > 1:
+        s += " (" + fmt % min(v) + "-" + fmt % max(v) + ")"
+    return s
+
+good = []
+for r in range(1, rounds + 1):
+    o = parse("%s/%s.io%d.optincd" % (tmp, n, r))
+    t = parse("%s/%s.io%d.testpmd" % (tmp, n, r))
+    if o and t:
+        good.append((o, t))
+col = lambda side, k: [g[side][k] for g in good if k in g[side]]
+cells = [n, "%d/%d" % (len(good), rounds),
+         med(col(1, "t"), "%.1f"), med(col(0, "t"), "%.1f"),
+         med([g[1]["t"] / g[0]["t"] for g in good], "%.2f"),
+         med(col(1, "gbit"), "%.2f"), med(col(0, "gbit"), "%.2f"),
+         "%d / %d" % (sum(col(1, "retx")), sum(col(0, "retx"))),
+         med(col(1, "cpu"), "%.1f") + ", " + med(col(1, "util"), "%.2f"),
+         med(col(0, "cpu"), "%.1f") + ", " + med(col(0, "util"), "%.2f"),
+         "%.1f" % (float(allred) / 1000) if allred else "-"]
+print("| " + " | ".join(cells) + " |")
+EOF
 }
 
 report() {
@@ -355,18 +439,22 @@ report() {
 	done
 	echo
 	if [[ " $ALGOS " == *" testpmd "* ]]; then
-		echo "## I/O limit at $REF: dpdk-testpmd vs optincd on the same ports"
+		echo "## I/O limit at $REF: optincd vs dpdk-testpmd on the same ports"
 		echo
-		echo "testpmd: 5tswap forwarding (addresses swapped, frame sent back out"
-		echo "of its port), the af_packet vdevs of optincd, one forwarding lcore on"
-		echo "CPU 0; every rank sends optinc's frames of a $REF float32 call"
-		echo "(optinc-io-bench: same count, UDP payload and window) and waits for"
-		echo "them back. optincd's goodput / testpmd's = testpmd's time per call /"
-		echo "optinc's (same frames; optinc's time includes quantizing and the"
-		echo "exponent round)."
+		echo "The same senders (optinc-io-bench: optinc's frames of a $REF"
+		echo "float32 call, exponent phase then data phase, 8-bit values"
+		echo "precomputed, window 64, every frame back checked) against optincd"
+		echo "(mode optinc: JOIN, DATA, RESULT) and against dpdk-testpmd (mode"
+		echo "reflect: 5tswap, port topology loop, optincd's af_packet vdevs, lcores"
+		echo "on CPU 0 like optincd). Same frames in and out per rank, so"
+		echo "optincd/testpmd = goodput ratio = testpmd's time / optincd's."
+		echo "Medians over $IOROUNDS round(s), (min-max); CPU: the switch process's"
+		echo "utime + stime over the whole io-bench run (warm-up and JOIN included)"
+		echo "per frame back to a rank, and that CPU time / wall time (testpmd"
+		echo "busy-polls: ~1 whatever the load; optincd sleeps when idle)."
 		echo
-		echo "| N | testpmd ms/call | frames/s per rank | Gbit/s (all ranks, rx) | lost | optinc ms/call | optincd / testpmd |"
-		echo "|---|---|---|---|---|---|---|"
+		echo "| N | rounds ok | testpmd ms/call | optincd ms/call | optincd / testpmd | testpmd Gbit/s | optincd Gbit/s | retx (testpmd / optincd) | testpmd CPU us/frame, CPU/wall | optincd CPU us/frame, CPU/wall | liboptinc allreduce ms/call |"
+		echo "|---|---|---|---|---|---|---|---|---|---|---|"
 		for n in $SIZES; do
 			io_row "$n"
 		done
@@ -400,6 +488,7 @@ main() {
 		-a) ALGOS=$2; shift 2 ;;
 		-C) CSIZE=$2; shift 2 ;;
 		-r) REF=$2; shift 2 ;;
+		-R) IOROUNDS=$2; shift 2 ;;
 		-o) OUT=$2; shift 2 ;;
 		--tb) TB=$2; shift 2 ;;
 		-h | --help) usage; exit 0 ;;
@@ -414,6 +503,10 @@ main() {
 	fi
 	if [[ $ALGOS == *testpmd* ]] && ! command -v "$TESTPMD" >/dev/null; then
 		echo "optinc-bench.sh: no $TESTPMD (Debian's dpdk-dev); skipping the I/O limit" >&2
+		ALGOS=$(echo "$ALGOS" | tr ' ' '\n' | grep -v '^testpmd' | tr '\n' ' ')
+	fi
+	if [[ $ALGOS == *testpmd* ]] && [ ! -x "$IOBENCH" ]; then
+		echo "optinc-bench.sh: $IOBENCH not built (make); skipping the I/O limit" >&2
 		ALGOS=$(echo "$ALGOS" | tr ' ' '\n' | grep -v '^testpmd' | tr '\n' ' ')
 	fi
 	if [[ $ALGOS == *mpi* ]] && [ ! -x "$MPIBENCH" ]; then
