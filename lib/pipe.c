@@ -257,6 +257,7 @@ static int pipe_probe(struct optinc_comm *c, struct pipe_state *ps)
 		return 0;
 	ps->probe_us = now;
 	optinc_hdr_fill(&h, &m);
+	c->st.probes++;
 	return optinc_xmit(c, &pkt, 1);
 }
 

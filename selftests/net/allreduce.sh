@@ -49,7 +49,7 @@ ring_counters_ok() {
 # included), retransmissions, and rank 0's distinct frames of the calls.
 rank_counts() {
 	awk '/^join frames/ { s += $3 }
-	     /^frames sent/ { s += $3; r += $7; if (FILENAME ~ /rank0.log$/) u = $3 - $7 }
+	     /^frames sent/ { s += $3; r += $7; if (FILENAME ~ /rank0.log$/) u = $3 - $7 - $NF }
 	     END { print s + 0, r + 0, u + 0 }' "$1"/rank*.log
 }
 

@@ -194,11 +194,12 @@ int main(int argc, char **argv)
 		printf("join frames %llu\n", (unsigned long long)st0.frames_sent);
 	err = check_run(&cfg, comm);
 	if (!optinc_comm_get_stats(comm, &st))
-		printf("frames sent %llu rcvd %llu retransmits %llu dup results %llu\n",
+		printf("frames sent %llu rcvd %llu retransmits %llu dup results %llu probes %llu\n",
 		       (unsigned long long)(st.frames_sent - st0.frames_sent),
 		       (unsigned long long)(st.frames_rcvd - st0.frames_rcvd),
 		       (unsigned long long)(st.retransmits - st0.retransmits),
-		       (unsigned long long)(st.dup_results - st0.dup_results));
+		       (unsigned long long)(st.dup_results - st0.dup_results),
+		       (unsigned long long)(st.probes - st0.probes));
 	optinc_comm_destroy(comm);
 	printf("%s\n", err ? "FAIL" : "PASS");
 	return err ? 1 : 0;

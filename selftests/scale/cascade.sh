@@ -101,9 +101,9 @@ run_flat() {
 	ranks_wait $LIMIT
 }
 
-# rank 0's distinct frames (sent less retransmitted)
+# rank 0's distinct frames (sent less retransmitted and probes)
 distinct() {
-	awk '/^frames sent/ { print $3 - $7 }' "$1/rank0.log"
+	awk '/^frames sent/ { print $3 - $7 - $NF }' "$1/rank0.log"
 }
 
 # Second level: one slot per distinct frame of a rank; each group switch

@@ -241,11 +241,12 @@ int main(int argc, char **argv)
 	if (!err)
 		scale_report(&cfg, comm, &res);
 	if (!optinc_comm_get_stats(comm, &st))
-		printf("frames sent %llu rcvd %llu retransmits %llu bytes sent %llu\n",
+		printf("frames sent %llu rcvd %llu retransmits %llu bytes sent %llu probes %llu\n",
 		       (unsigned long long)(st.frames_sent - st0.frames_sent),
 		       (unsigned long long)(st.frames_rcvd - st0.frames_rcvd),
 		       (unsigned long long)(st.retransmits - st0.retransmits),
-		       (unsigned long long)(st.bytes_sent - st0.bytes_sent));
+		       (unsigned long long)(st.bytes_sent - st0.bytes_sent),
+		       (unsigned long long)(st.probes - st0.probes));
 	optinc_comm_destroy(comm);
 	err = err || res.wrong || res.bad;
 	printf("%s\n", err ? "FAIL" : "PASS");

@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define OPTINC_LIB_MAJOR	0
-#define OPTINC_LIB_MINOR	1
+#define OPTINC_LIB_MINOR	2
 #define OPTINC_LIB_PATCH	0
 #define OPTINC_LIB_VERSION_CODE \
 	(OPTINC_LIB_MAJOR * 10000 + OPTINC_LIB_MINOR * 100 + OPTINC_LIB_PATCH)
@@ -115,6 +115,8 @@ struct optinc_comm_stats {
 	uint64_t retransmits;
 	uint64_t dup_results;	/* results received twice or late, ignored */
 	uint64_t frames_ignored;	/* other frames not meant for a call */
+	uint64_t probes;	/* JOINs sent (and counted in frames_sent) to
+				 * ask a silent switch whether it is there */
 };
 
 /* OPTINC_LIB_VERSION_CODE of the library actually loaded */
