@@ -24,7 +24,7 @@ ok() {
 	fi
 }
 
-echo "1..12"
+echo "1..16"
 if [ ! -x "$ONN" ]; then
 	echo "Bail out! $ONN not built"
 	exit 1
@@ -46,10 +46,24 @@ ok $? "N = 3: compiled table equals the exact average and the model"
 	>/dev/null 2>&1 && cmp -s "$dir/n3.onn" "$dir/again.onn"
 ok $? "construct gives the same file twice"
 
-out=$("$ONN" construct -N 4 --arch 4-64-128-256-128-64-4 --approx all \
+# the folded plan: widths of 64, and the cascade's second level
+"$ONN" construct -N 4 --arch 4-64-64-64-128-256-128-64-4 --approx 2-7 \
+	-o "$dir/f4.onn" >"$dir/f4.log" 2>&1 && grep -q folded "$dir/f4.log"
+ok $? "construct N = 4, widths 64: $(head -1 "$dir/f4.log")"
+out=$("$ONN" verify "$dir/f4.onn" --require-exact 2>&1)
+ok $? "N = 4 folded: $(echo "$out" | head -1)"
+out=$("$ONN" construct -N 2 --fanin 3 --arch 5-64-64-64-128-256-128-64-4 \
+	--approx 2-7 -o "$dir/c.tbl" 2>&1)
+[ $? -eq 0 ] && [[ $out == *"16807 of 16807 points right"* ]]
+ok $? "cascade N = 2, N1 = 3 folded: $(echo "$out" | tail -1)"
+"$ONN" check-table "$dir/c.tbl" -N 2 >/dev/null 2>&1
+[ $? -ne 0 ]
+ok $? "a cascade table is no one-level table"
+
+out=$("$ONN" construct -N 4 --arch 4-64-128-256-128-64-4 --approx 2-5 \
 	-o "$dir/x.onn" 2>&1)
 [ $? -ne 0 ] && [ ! -e "$dir/x.onn" ] && [[ $out == *"wide enough"* ]]
-ok $? "too narrow for the hinges refused: \"$out\""
+ok $? "too narrow for either plan refused: \"$out\""
 out=$("$ONN" construct -N 2 --arch $ARCH8 --approx all -o "$dir/x.onn" 2>&1)
 [ $? -ne 0 ] && [[ $out == *"last layer must be dense"* ]]
 ok $? "approximated last layer refused: \"$out\""

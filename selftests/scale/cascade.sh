@@ -16,7 +16,8 @@
 require_root
 RANK=$O/selftests/scale/scale_rank
 ONN=$O/bin/optinc-onn
-ONN_ARCH=5-64-128-256-512-256-128-64-4
+# the paper's second level: N = 4 widths, two more 64 x 64 layers
+ONN_ARCH=5-64-64-64-128-256-128-64-4
 COUNT=${OPTINC_CASCADE_COUNT:-100000}
 ITERS=3
 UPJOB=100

@@ -30,30 +30,7 @@
 #include <string.h>
 #include <optinc/core.h>
 
-#include "onn.h"
-
-#define CON_SYMS	4	/* B = 8: four PAM4 symbols */
-#define CON_MAX_SIG	(CON_SYMS * 16)
-
-struct con {
-	const char *arch, *approx_spec;	/* as given, for messages */
-	unsigned int members, nl, size[OPTINC_ONN_MAX_LAYERS + 1];
-	unsigned int fanin;		/* cascade second level: N1; 0: one level */
-	int approx[OPTINC_ONN_MAX_LAYERS];
-	unsigned int smax, pairs;	/* S in [0, smax]; transitions */
-	unsigned int *a;		/* pairs transition points */
-	int *dsym;			/* pairs x 4: change of each symbol */
-	unsigned int t0[CON_SYMS];	/* symbols at S = 0 */
-	unsigned int h;			/* hinge layer, 0-based */
-	unsigned int nsig;		/* readout signals */
-	double r[CON_MAX_SIG][CON_SYMS]; /* D restricted = Q^T R, per signal */
-	double beta[CON_MAX_SIG];	/* readout biases */
-};
-
-static unsigned int con_sym(unsigned int q, unsigned int k)
-{
-	return (q >> (2 * k)) & 3;
-}
+#include "construct.h"
 
 /* The transition points of q(S) and the symbol changes there. */
 static int con_targets(struct con *c)
@@ -66,8 +43,6 @@ static int con_targets(struct con *c)
 	c->dsym = calloc((size_t)c->smax * CON_SYMS, sizeof(*c->dsym));
 	if (!c->a || !c->dsym)
 		return -ENOMEM;
-	for (k = 0; k < CON_SYMS; k++)
-		c->t0[k] = con_sym(0, k);
 	for (s = 0, q = 0; s < c->smax; s++, q = qn) {
 		qn = optinc_avg_rhe(s + 1, c->smax / 255);
 		if (qn == q)
@@ -82,11 +57,33 @@ static int con_targets(struct con *c)
 	return 0;
 }
 
-/* Pick the hinge layer; every other role follows from it. */
+/* The readout's functionals over its inputs: the ramps, one per transition. */
+static int con_hinge_fn(struct con *c)
+{
+	unsigned int in = c->size[c->h + 2], p, k;
+
+	c->fn = calloc((size_t)in * CON_SYMS, sizeof(double));
+	if (!c->fn)
+		return -ENOMEM;
+	for (p = 0; p < c->pairs; p++)
+		for (k = 0; k < CON_SYMS; k++)
+			c->fn[(size_t)p * CON_SYMS + k] = c->dsym[p * CON_SYMS + k];
+	return 0;
+}
+
+/*
+ * Pick the plan: one hinge per transition if a layer is wide enough for
+ * them (then every other role follows from that layer), else the folded
+ * plan of fold.c (coarse and fine steps, for networks as narrow as 64).
+ */
 static int con_roles(struct con *c, const char **why)
 {
 	unsigned int l, in, out;
 
+	if (c->approx[c->nl - 1]) {
+		*why = "the last layer must be dense (it decodes the readout signals)";
+		return -EINVAL;
+	}
 	for (l = 1; l + 3 < c->nl; l++) {
 		in = c->size[l];
 		out = c->size[l + 1];
@@ -94,16 +91,11 @@ static int con_roles(struct con *c, const char **why)
 		    c->size[l + 2] >= c->pairs)
 			break;
 	}
-	if (l + 3 >= c->nl) {
-		*why = "no layer after the first is wide enough for the hinges (it needs in >= T and out >= in + T, T the transitions, then a layer of T ramps, a readout and a last layer)";
-		return -EINVAL;
+	if (l + 3 < c->nl) {
+		c->h = l;
+		return con_hinge_fn(c);
 	}
-	if (c->approx[c->nl - 1]) {
-		*why = "the last layer must be dense (it decodes the readout signals)";
-		return -EINVAL;
-	}
-	c->h = l;
-	return 0;
+	return con_fold_plan(c, why);
 }
 
 /* Desired rows of the copy layers: output i is input i mod in (or S). */
@@ -176,8 +168,8 @@ static int con_readout(struct con *c, double *w)
 		con_segment(in, out, c->approx[l], j, &c0, &c1);
 		for (k = 0; k < CON_SYMS; k++) {
 			memset(v, 0, sizeof(double) * in);
-			for (i = c0; i < c1 && i < c->pairs; i++)
-				v[i] = c->dsym[i * CON_SYMS + k];
+			for (i = c0; i < c1; i++)
+				v[i] = c->fn[(size_t)i * CON_SYMS + k];
 			for (m = first; m < c->nsig; m++) {
 				dot = 0;
 				for (i = c0; i < c1; i++)
@@ -205,23 +197,51 @@ static int con_readout(struct con *c, double *w)
 	return 0;
 }
 
-/* Readout biases: each signal's least value over every S, lifted to 1. */
-static void con_readout_bias(struct con *c, const double *w, double *b)
+/* The readout's inputs (ramps, 0 or 1) at S = @s. */
+static void con_inputs_at(const struct con *c, unsigned int s, double *v)
 {
-	unsigned int in = c->size[c->h + 2], m, p, s;
-	double y, lo;
+	unsigned int p;
 
+	if (c->fold) {
+		con_fold_inputs_at(c, s, v);
+		return;
+	}
+	for (p = 0; p < c->pairs; p++)
+		v[p] = c->a[p] < s;
+}
+
+/*
+ * Readout biases: each signal's least value over every S, lifted to 1;
+ * and the decoder's constants: the symbols at S = 0 less what the ramps
+ * already give there.
+ */
+static int con_readout_bias(struct con *c, const double *w, double *b)
+{
+	unsigned int in = c->size[c->h + 2], m, i, k, s;
+	double *v = calloc(in, sizeof(double)), y, lo;
+
+	if (!v)
+		return -ENOMEM;
 	for (m = 0; m < c->nsig; m++) {
 		lo = 0;
 		for (s = 0; s <= c->smax; s++) {
-			for (y = 0, p = 0; p < c->pairs && c->a[p] < s; p++)
-				y += w[(size_t)m * in + p];
+			con_inputs_at(c, s, v);
+			for (y = 0, i = 0; i < in; i++)
+				y += w[(size_t)m * in + i] * v[i];
 			if (y < lo)
 				lo = y;
 		}
 		c->beta[m] = 1.0 - lo;
 		b[m] = c->beta[m];
 	}
+	con_inputs_at(c, 0, v);
+	for (k = 0; k < CON_SYMS; k++) {
+		c->t0[k] = con_sym(optinc_avg_rhe(0, c->smax / 255), k);
+		for (i = 0; i < in; i++)
+			c->t0[k] -= c->fn[(size_t)i * CON_SYMS + k] * v[i];
+	}
+	free(v);
+	return 0;
 }
 
 static void con_pass(const struct con *c, unsigned int l, double *w)
@@ -245,7 +265,13 @@ static void con_decode(const struct con *c, double *w, double *b)
 	}
 }
 
-/* Rows of @u (k x k) that are zero become an orthonormal completion. */
+/*
+ * Rows of @u (k x k) that are zero become an orthonormal completion: unit
+ * vectors e_x with what the other rows leave of them, normalised. A
+ * residual down to 0.05 is still well conditioned in double; Hadamard rows
+ * over m columns leave 1 - rows / m of each e_x, which can be small.
+ */
+#define CON_MIN_RESIDUAL	0.05
 static int con_complete(unsigned int k, double *u, const double *d)
 {
 	unsigned int i, m, e = 0, x;
@@ -256,7 +282,7 @@ static int con_complete(unsigned int k, double *u, const double *d)
 	for (i = 0; i < k; i++) {
 		if (d[i] > 0)
 			continue;
-		for (nrm = 0; e < k && nrm < 0.5; e++) {
+		for (nrm = 0; e < k && nrm < CON_MIN_RESIDUAL; e++) {
 			memset(v, 0, sizeof(double) * k);
 			v[e] = 1.0;
 			for (m = 0; m < k; m++) {
@@ -270,7 +296,7 @@ static int con_complete(unsigned int k, double *u, const double *d)
 				nrm += v[x] * v[x];
 			nrm = sqrt(nrm);
 		}
-		if (nrm < 0.5) {
+		if (nrm < CON_MIN_RESIDUAL) {
 			free(v);
 			return -EDOM;
 		}
@@ -330,23 +356,23 @@ static int con_block(struct optinc_onn_layer *ly, const double *w,
 static int con_layer_weights(struct con *c, unsigned int l, double *w,
 			     double *b)
 {
-	if (l < c->h)
+	int err = 0;
+
+	if (c->fold && l <= c->h + 1)
+		con_fold_layer(c, l, w, b);
+	else if (l < c->h)
 		con_copy(c, l, w, b);
 	else if (l == c->h)
 		con_hinge(c, w, b);
 	else if (l == c->h + 1)
 		con_ramp(c, w, b);
-	else if (l == c->h + 2) {
-		int err = con_readout(c, w);
-
-		if (err)
-			return err;
-		con_readout_bias(c, w, b);
-	} else if (l + 1 < c->nl)
+	else if (l == c->h + 2)
+		err = con_readout(c, w) ?: con_readout_bias(c, w, b);
+	else if (l + 1 < c->nl)
 		con_pass(c, l, w);
 	else
 		con_decode(c, w, b);
-	return 0;
+	return err;
 }
 
 static int con_layer(struct con *c, struct optinc_onn *mo, unsigned int l,
@@ -492,9 +518,14 @@ int optinc_onn_cmd_construct(int argc, char **argv)
 			c.members, c.arch, c.approx_spec,
 			why ? why : strerror(-err));
 	} else {
-		printf("N = %u: %u transitions of the average over S = 0..%u; hinge layer %u, ramps %u, readout %u (%u signals), decode %u\n",
-		       c.members, c.pairs, c.smax, c.h + 1, c.h + 2, c.h + 3,
-		       c.nsig, c.nl);
+		if (c.fold)
+			printf("N = %u: %u transitions of the average over S = 0..%u, folded: %u coarse steps (layers 1-2), fold into r in 0..%u (3), %u fine steps (hinges %u, ramps %u), readout %u (%u signals), decode %u\n",
+			       c.members, c.pairs, c.smax, c.tc, c.rmax,
+			       c.tf, c.h + 1, c.h + 2, c.h + 3, c.nsig, c.nl);
+		else
+			printf("N = %u: %u transitions of the average over S = 0..%u; hinge layer %u, ramps %u, readout %u (%u signals), decode %u\n",
+			       c.members, c.pairs, c.smax, c.h + 1, c.h + 2,
+			       c.h + 3, c.nsig, c.nl);
 		if (c.fanin)
 			err = optinc_onn_cascade_table(out, &mo, c.fanin);
 		else
@@ -505,5 +536,7 @@ int optinc_onn_cmd_construct(int argc, char **argv)
 	optinc_onn_free(&mo);
 	free(c.a);
 	free(c.dsym);
+	free(c.fn);
+	con_fold_free(&c);
 	return err;
 }
