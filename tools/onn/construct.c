@@ -8,7 +8,9 @@
  * differs between S = a_p and a_p + 1). Symbol k of the output is then
  *   t_k(S) = t_k(0) + sum_p D_kp rho_p(S),  rho_p(S) = clamp(S - a_p, 0, 1)
  * with D_kp the change of symbol k at a_p; rho_p is exactly 0 or 1 at every
- * integer S. The layers, in the roles this file gives them:
+ * integer S. The layers, in the roles of this file's "hinge plan" (for
+ * networks with a layer wide enough for two hinges per transition; fold.c
+ * has the plan for narrower ones, which shares the readout and decode):
  *  - copy (1 .. h-1): every output a copy of S (the first layer computes S
  *    from the s_k; blocks use U = I);
  *  - hinge (h): out[p] = ReLU(S - a_p), out[in + p] = ReLU(S - a_p - 1),
