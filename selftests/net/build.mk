@@ -6,7 +6,7 @@
 NET_CHECK := $(O)/selftests/net/allreduce_check
 ONN_CHECK := $(O)/selftests/net/onn_check
 NET_TESTS := selftests/net/testbed.sh selftests/net/allreduce.sh \
-	     selftests/net/onn.sh
+	     selftests/net/onn.sh selftests/net/io_bench.sh
 
 $(NET_CHECK).o $(ONN_CHECK).o: EXTRA_CFLAGS += -Itools/bench
 
