@@ -210,6 +210,7 @@ void optinc_job_ack(const struct optinc_job *job, __u16 rank,
 void optinc_nack(const struct optinc_msg *req, enum optinc_drop why,
 		 struct optinc_msg *m);
 int optinc_job_complete(const struct optinc_job *job);
+void optinc_job_advance(struct optinc_job *job, __u32 upto);
 void optinc_job_hint(const struct optinc_job *job, __u32 seq, __u16 rank,
 		     struct optinc_msg *m);
 int optinc_hint_lost(const struct optinc_msg *res, __u32 seq);

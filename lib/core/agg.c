@@ -140,11 +140,12 @@ static int agg_waiting(const struct optinc_slot *s, __u32 seq)
 }
 
 /*
- * After @upto completed: move job->low to the oldest seq in
+ * optinc_job_advance() - after @upto completed (here, or for a first
+ * level when the upper result came): move job->low to the oldest seq in
  * (upto - window, upto) whose slot waits, or to upto. It moves back only
  * when a slot older than it starts, so this is O(1) amortised.
  */
-static void agg_advance(struct optinc_job *job, __u32 upto)
+void optinc_job_advance(struct optinc_job *job, __u32 upto)
 {
 	__u32 first = upto - job->window + 1;
 
@@ -281,7 +282,7 @@ static enum optinc_verdict agg_data(struct optinc_job *job,
 				       optinc_cascade_members(job, s->kind),
 				       job->table, s->res);
 	s->done = 1;
-	agg_advance(job, m->seq);
+	optinc_job_advance(job, m->seq);
 	return OPTINC_V_COMPLETE;
 }
 

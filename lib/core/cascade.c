@@ -240,6 +240,7 @@ enum optinc_verdict optinc_job_rx_up(struct optinc_job *job,
 	s->res_len = m->elems_len;
 	s->up = 0;
 	s->done = 1;
+	optinc_job_advance(job, m->seq);	/* the hints' oldest waiting slot */
 	*why = OPTINC_DROP_NONE;
 	return OPTINC_V_COMPLETE;
 }
