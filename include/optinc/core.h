@@ -97,6 +97,17 @@ enum optinc_kind {
 	OPTINC_K_NR
 };
 
+/*
+ * The 8-bit kinds (AVG8, SUM8) sum in 16-bit accumulators in the same
+ * memory (255 x 64 < 2^16): half the memory a slot touches, and 16-bit
+ * lanes for the average. The memory is allocated, so its type is that of
+ * the last store, and those kinds only ever access it through this.
+ */
+static inline __u16 *optinc_acc_u16(__u32 *acc)
+{
+	return (__u16 *)acc;
+}
+
 void optinc_acc_load(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n);
 void optinc_acc_fold(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n);
 __u32 optinc_acc_finish(enum optinc_kind k, __u32 *acc, __u32 n,

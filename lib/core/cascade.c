@@ -105,7 +105,7 @@ static void cascade_partial(const struct optinc_job *job,
 	switch (s->kind) {
 	case OPTINC_K_AVG8:
 		for (i = 0; i < n; i++)
-			oi_put16(dst + 2 * i, (__u16)s->acc[i]);
+			oi_put16(dst + 2 * i, optinc_acc_u16(s->acc)[i]);
 		break;
 	case OPTINC_K_ONN8:
 		for (i = 0; i < n; i++)
@@ -113,8 +113,12 @@ static void cascade_partial(const struct optinc_job *job,
 					(const __u8 *)s->acc, n, i));
 		break;
 	case OPTINC_K_SUM8:
+		off = (__u32)job->size << 7;
+		for (i = 0; i < n; i++)
+			oi_put32(dst + 4 * i, optinc_acc_u16(s->acc)[i] - off);
+		break;
 	case OPTINC_K_SUM16:
-		off = (__u32)job->size << (s->kind == OPTINC_K_SUM8 ? 7 : 15);
+		off = (__u32)job->size << 15;
 		for (i = 0; i < n; i++)
 			oi_put32(dst + 4 * i, s->acc[i] - off);
 		break;

@@ -32,6 +32,7 @@ ALGOS="optinc ring mpi mpi-box afxdp testpmd"
 CSIZE=16M
 REF=64M
 IOROUNDS=1
+IDLE_US=
 OUT=$ROOT/Documentation/bench-results.md
 TB=obench
 LIMIT=900
@@ -40,7 +41,7 @@ usage() {
 	cat <<EOF
 usage: optinc-bench.sh [-N 'SIZES'] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS]
                        [-w WARMUP] [-T SECS] [-c] [-a 'ALGOS'] [-C SIZE]
-                       [-r SIZE] [-R ROUNDS] [-o FILE] [--tb NAME]
+                       [-r SIZE] [-R ROUNDS] [-I US] [-o FILE] [--tb NAME]
   -N      numbers of ranks (default "$SIZES")
   -b -e -f sizes from MIN to MAX bytes by FACTOR (default $MINB $MAXB $FACTOR)
   -n -w   timed iterations and warm-up calls per size (default $ITERS $WARMUP)
@@ -50,6 +51,8 @@ usage: optinc-bench.sh [-N 'SIZES'] [-b MIN] [-e MAX] [-f FACTOR] [-n ITERS]
   -C      size of the counted run for bytes per rank (default $CSIZE)
   -r      size the ratios are reported at (default $REF)
   -R      rounds of the I/O limit (optincd, then testpmd; default $IOROUNDS)
+  -I      optincd's --idle-us (its default sleeps up to 100 us when idle;
+          0 busy-polls, as testpmd does)
   -o      Markdown output (default Documentation/bench-results.md; - for none)
 EOF
 }
@@ -221,12 +224,18 @@ io_round() {
 	"$TESTBED" down --tb "$TB" >&2
 }
 
+# The testbed of $1 servers with optincd (its --idle-us from -I).
+tb_up_switch() {
+	"$TESTBED" up --tb "$TB" -n "$1" \
+		${IDLE_US:+--daemon-args "--idle-us $IDLE_US"} >&2
+}
+
 # All rounds for N = $1, printed; the testbed with optincd is up.
 io_limit() {
 	local n=$1 r a
 
 	for ((r = 1; r <= IOROUNDS; r++)); do
-		if [ "$r" -gt 1 ] && ! "$TESTBED" up --tb "$TB" -n "$n" >&2; then
+		if [ "$r" -gt 1 ] && ! tb_up_switch "$n"; then
 			echo "# testbed with $n servers did not come up"
 			return 1
 		fi
@@ -327,7 +336,7 @@ one_size() {
 
 	echo "## N = $n"
 	echo
-	"$TESTBED" up --tb "$TB" -n "$n" >&2 || die "testbed with $n servers did not come up"
+	tb_up_switch "$n" || die "testbed with $n servers did not come up"
 	grep -o -- '--vdev [^ ]*' "$STATE/$TB/daemon.cmd" | tr '\n' ' ' >"$TMP/$n.vdevs"
 	for a in $ALGOS; do
 		[ "$a" = testpmd ] && continue
@@ -489,6 +498,7 @@ main() {
 		-C) CSIZE=$2; shift 2 ;;
 		-r) REF=$2; shift 2 ;;
 		-R) IOROUNDS=$2; shift 2 ;;
+		-I) IDLE_US=$2; shift 2 ;;
 		-o) OUT=$2; shift 2 ;;
 		--tb) TB=$2; shift 2 ;;
 		-h | --help) usage; exit 0 ;;
