@@ -85,10 +85,11 @@ same_hash() {
 
 # What a job's ranks sent by their own counts: "frames bytes retransmits
 # distinct", frames and bytes with the JOINs, distinct = rank 0's frames of
-# the calls less its retransmissions and probes (one slot each).
+# the calls less its retransmissions and probes (one slot each). Printed
+# with %.0f: mawk prints sums past 2^31 as 2.38e+09, which bash cannot add.
 logs_sent() {
 	awk '/^join frames/ { f += $3; b += $5 }
 	     /^frames sent/ { f += $3; r += $7; b += $10
 			      if (FILENAME ~ /rank0.log$/) u = $3 - $7 - $NF }
-	     END { print f + 0, b + 0, r + 0, u + 0 }' "$1"/rank*.log
+	     END { printf "%.0f %.0f %.0f %.0f\n", f, b, r, u }' "$1"/rank*.log
 }

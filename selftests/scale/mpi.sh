@@ -51,7 +51,7 @@ shim_sums() {
 	awk '/^optinc_mpi: rank [0-9]+: calls/ {
 		n++; o += $5; m += $7; f += $11 + $16; b += $13 + $21; r += $18
 		if ($3 == "0:") u = $16 - $18 }
-	     END { print n + 0, o + 0, m + 0, f + 0, b + 0, r + 0, u + 0 }' "$1"
+	     END { printf "%.0f %.0f %.0f %.0f %.0f %.0f %.0f\n", n, o, m, f, b, r, u }' "$1"
 }
 
 # Every rank took COUNT's calls itself (optinc) or left them (mpi).
