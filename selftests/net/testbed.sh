@@ -11,7 +11,7 @@ TB=$(tb_name tbb)
 TB2=$(tb_name tbc)
 T_TMP=$(mktemp -d)
 
-tap_plan 13
+tap_plan 16
 
 links_ok() {
 	local i
@@ -101,6 +101,19 @@ ok_if "up refuses an existing testbed name" \
 ok_if "a second testbed with loss 30% coexists" \
 	tb_up "$TB2" -n 2 --bridge --loss 30
 ok_if "loss 30% drops some frames, not all" loss_ok
+# impair on one server: its frames to the switch are lost, the others' are not
+impair_one_ok() {
+	local out
+
+	"$TESTBED" impair --tb "$TB" 1 --loss 100 || return 1
+	! "$TESTBED" exec --tb "$TB" 1 ping -c 2 -i 0.2 -W 1 -q 10.77.0.254 >/dev/null &&
+		"$TESTBED" exec --tb "$TB" 0 ping -c 2 -i 0.2 -W 1 -q 10.77.0.254 >/dev/null
+}
+ok_if "impair one server: 100% loss there, none on the others" impair_one_ok
+ok_if "impair rejects a rank outside 0..N-1" \
+	bash -c "! '$TESTBED' impair --tb '$TB' $N --loss 5 2>/dev/null"
+ok_if "impair names an unknown option" \
+	bash -c "'$TESTBED' impair --tb '$TB' 0 --lose 5 2>&1 | grep -q \"unknown option '--lose'\""
 ok_if "status lists both testbeds" \
 	bash -c "'$TESTBED' status | grep -q '^$TB ' && '$TESTBED' status | grep -q '^$TB2 '"
 tb_down "$TB"

@@ -137,28 +137,6 @@ bytes_ratio() {
 		exit !(c > 0 && d > 0 && a / c > 0.95 && a / c < 1.10 && b / d > 0.95 && b / d < 1.10) }'
 }
 
-# Loss and duplicates on one link: server 1 of group 0, both ways.
-impair_one() {
-	local ns=$1 p=$((LOSS * 10000))
-
-	echo "table netdev casc_loss {
-	chain in {
-		type filter hook ingress device \"eth0\" priority 0
-		numgen random mod 1000000 < $p counter drop
-	}
-	chain out {
-		type filter hook egress device \"eth0\" priority 0
-		numgen random mod 1000000 < $p counter drop
-	}
-}
-table ip casc_dup {
-	chain out {
-		type filter hook output priority 0
-		ip daddr 10.77.1.254 numgen random mod 1000000 < $p counter dup to 10.77.1.254 device \"eth0\"
-	}
-}" | ip netns exec "$ns" nft -f -
-}
-
 # The closed-form ONN of the second level, as a cascade truth table.
 onn_table() {
 	local out
@@ -238,7 +216,8 @@ ok_if "cascade, second level onn: every slot through the onn job" \
 # Loss on one server's link: its retransmissions re-send upstream (slot
 # waiting for the second level) or get the final result (slot done).
 c="float avg 8"
-impair_one "${G[0]}-h1"
+ok_if "${LOSS}% loss and duplicates on group 0's server 1 (optinc-testbed impair)" \
+	"$TESTBED" impair --tb "${G[0]}" 1 --loss "$LOSS" --dup "$LOSS"
 dir=$T_TMP/cascade-loss
 mkdir -p "$dir"
 run_cascade "$dir" "$(case_args "$c")"
