@@ -67,3 +67,30 @@ expect_eq() {
 	echo "# $1: got '$2', want '$3'"
 	return 1
 }
+
+# The pair's namespaces and the test's T_TMP, whatever happens (trap EXIT).
+xdp_pair_cleanup() {
+	ip netns del "$A" 2>/dev/null
+	ip netns del "$B" 2>/dev/null
+	rm -rf "$T_TMP"
+}
+
+# xdp_pair MTU: veth DA in netns A (IPA) to DB in netns B (IPB), no IPv6
+# and static neighbours, so that the only frames are the ones a test
+# sends; MA is DA's MAC.
+xdp_pair() {
+	local ma mb
+
+	ip netns add "$A" && ip netns add "$B" || return 1
+	nsx "$A" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+	nsx "$B" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+	ip link add "$DA" netns "$A" mtu "$1" type veth peer name "$DB" \
+		netns "$B" mtu "$1" || return 1
+	ip -n "$A" addr add "$IPA/24" dev "$DA" && ip -n "$B" addr add "$IPB/24" dev "$DB" || return 1
+	ip -n "$A" link set "$DA" up && ip -n "$B" link set "$DB" up || return 1
+	ma=$(ip -n "$A" -br link show "$DA" | awk '{print $3}')
+	mb=$(ip -n "$B" -br link show "$DB" | awk '{print $3}')
+	MA=$ma
+	ip -n "$A" neigh replace "$IPB" lladdr "$mb" dev "$DA" nud permanent &&
+		ip -n "$B" neigh replace "$IPA" lladdr "$ma" dev "$DB" nud permanent
+}

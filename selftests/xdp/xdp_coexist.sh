@@ -23,29 +23,12 @@ DA=xca$ID DB=xcb$ID
 IPA=10.77.203.1 IPB=10.77.203.2
 T_TMP=$(mktemp -d)
 
-xc_cleanup() {
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
-	rm -rf "$T_TMP"
-}
-trap 'xc_cleanup' EXIT
+trap 'xdp_pair_cleanup' EXIT
 
 # MTU 1500: the other program has no multi-buffer support.
 setup() {
-	local ma mb
-
 	mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf || return 1
-	ip netns add "$A" && ip netns add "$B" || return 1
-	nsx "$A" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-	nsx "$B" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-	ip link add "$DA" netns "$A" type veth peer name "$DB" netns "$B" || return 1
-	ip -n "$A" addr add $IPA/24 dev "$DA" && ip -n "$B" addr add $IPB/24 dev "$DB" || return 1
-	ip -n "$A" link set "$DA" up && ip -n "$B" link set "$DB" up || return 1
-	ma=$(ip -n "$A" -br link show "$DA" | awk '{print $3}')
-	mb=$(ip -n "$B" -br link show "$DB" | awk '{print $3}')
-	MA=$ma
-	ip -n "$A" neigh replace $IPB lladdr "$mb" dev "$DA" nud permanent &&
-		ip -n "$B" neigh replace $IPA lladdr "$ma" dev "$DB" nud permanent
+	xdp_pair 1500
 }
 
 inject() {

@@ -18,29 +18,11 @@ IPA=10.77.201.1 IPB=10.77.201.2
 DSCP=46
 T_TMP=$(mktemp -d)
 
-xdp_cleanup() {
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
-	rm -rf "$T_TMP"
-}
-trap 'xdp_cleanup' EXIT
+trap 'xdp_pair_cleanup' EXIT
 
-# Static neighbours and no IPv6: the only frames are the ones sent here.
+# MTU 9000: frames of a full optinc data frame.
 setup() {
-	local ma mb
-
-	ip netns add "$A" && ip netns add "$B" || return 1
-	nsx "$A" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-	nsx "$B" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-	ip link add "$DA" netns "$A" mtu 9000 type veth peer name "$DB" \
-		netns "$B" mtu 9000 || return 1
-	ip -n "$A" addr add $IPA/24 dev "$DA" && ip -n "$B" addr add $IPB/24 dev "$DB" || return 1
-	ip -n "$A" link set "$DA" up && ip -n "$B" link set "$DB" up || return 1
-	ma=$(ip -n "$A" -br link show "$DA" | awk '{print $3}')
-	mb=$(ip -n "$B" -br link show "$DB" | awk '{print $3}')
-	MA=$ma
-	ip -n "$A" neigh replace $IPB lladdr "$mb" dev "$DA" nud permanent &&
-		ip -n "$B" neigh replace $IPA lladdr "$ma" dev "$DB" nud permanent
+	xdp_pair 9000
 }
 
 attach_native() {
