@@ -4,25 +4,10 @@
 # every domain point as realised from its phases, for several N; it is the
 # same file every time; architectures it cannot fill are refused with the
 # reason. TAP output.
-set -u
-O=${O:-build}
-ONN=${ONN:-$O/bin/optinc-onn}
-export OPENBLAS_NUM_THREADS=1
-grep -qw avx2 /proc/cpuinfo && export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Haswell}
+. "$(dirname "$0")/lib.sh"
 dir=$(mktemp -d /tmp/optinc-onn-con.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 ARCH8=4-64-128-256-512-256-128-64-4
-
-n=0 failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=1
-	fi
-}
 
 echo "1..16"
 if [ ! -x "$ONN" ]; then

@@ -4,25 +4,9 @@
 # verify it as realised, compile its truth table and check that table
 # against the exact average; and check that a paused and resumed run ends
 # in the same model as one never stopped. TAP output.
-set -u
-O=${O:-build}
-ONN=${ONN:-$O/bin/optinc-onn}
-export OPENBLAS_NUM_THREADS=1
-# OpenBLAS falls back to its slowest kernels on CPUs it does not know
-grep -qw avx2 /proc/cpuinfo && export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Haswell}
+. "$(dirname "$0")/lib.sh"
 dir=$(mktemp -d /tmp/optinc-onn-e2e.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-
-n=0 failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=1
-	fi
-}
 
 echo "1..8"
 if [ ! -x "$ONN" ]; then

@@ -3,22 +3,7 @@
 # The shipped ONNs (models/): each model verified exhaustively as realised
 # from its phases, each table checked entry by entry against the exact
 # average and against its model. TAP output.
-set -u
-O=${O:-build}
-ONN=${ONN:-$O/bin/optinc-onn}
-export OPENBLAS_NUM_THREADS=1
-grep -qw avx2 /proc/cpuinfo && export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Haswell}
-
-n=0 failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=1
-	fi
-}
+. "$(dirname "$0")/lib.sh"
 
 set -- models/onn-n*.onn
 if [ ! -e "$1" ]; then
