@@ -406,22 +406,38 @@ static int ar_failover(struct optinc_comm *c, const void *sendbuf,
 	return ar_keep(c, &fo->last, &fo->last_cap, recvbuf, count);
 }
 
+/* Argument checks of a call, on the thread that makes or posts it. */
+int optinc_call_check(struct optinc_comm *c, const struct optinc_call *k)
+{
+	return ar_check(c, k->sendbuf, k->recvbuf, k->count, k->datatype,
+			k->op);
+}
+
+/* Run a checked call to its end (blocking), on one thread at a time. */
+int optinc_call_run(struct optinc_comm *c, const struct optinc_call *k)
+{
+	c->st.calls++;
+	if (!k->count)
+		return 0;
+	if (c->ring && !c->fo.peers)
+		return ar_ring(c, k->sendbuf, k->recvbuf, k->count,
+			       k->datatype, k->op);
+	if (c->fo.ms)
+		return ar_failover(c, k->sendbuf, k->recvbuf, k->count,
+				   k->datatype, k->op);
+	return ar_switch(c, k->sendbuf, k->recvbuf, k->count, k->datatype,
+			 k->op);
+}
+
 int optinc_allreduce(struct optinc_comm *comm, const void *sendbuf,
 		     void *recvbuf, size_t count, int datatype, int op)
 {
-	int err;
+	struct optinc_call k = {
+		.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
+		.datatype = datatype, .op = op,
+	};
 
 	if (!comm)
 		return OPTINC_ERR_INVALID;
-	err = ar_check(comm, sendbuf, recvbuf, count, datatype, op);
-	if (err)
-		return err;
-	comm->st.calls++;
-	if (!count)
-		return 0;
-	if (comm->ring && !comm->fo.peers)
-		return ar_ring(comm, sendbuf, recvbuf, count, datatype, op);
-	if (comm->fo.ms)
-		return ar_failover(comm, sendbuf, recvbuf, count, datatype, op);
-	return ar_switch(comm, sendbuf, recvbuf, count, datatype, op);
+	return optinc_call_check(comm, &k) ?: optinc_call_run(comm, &k);
 }

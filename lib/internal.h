@@ -136,6 +136,18 @@ struct optinc_comm {
 	char errmsg[OPTINC_ERRMSG_LEN];
 };
 
+/* One all-reduce call's arguments (allreduce.c). */
+struct optinc_call {
+	const void *sendbuf;
+	void *recvbuf;
+	size_t count;
+	int datatype, op;
+};
+
+/* allreduce.c */
+int optinc_call_check(struct optinc_comm *c, const struct optinc_call *k);
+int optinc_call_run(struct optinc_comm *c, const struct optinc_call *k);
+
 /* error.c */
 int optinc_seterr(struct optinc_comm *c, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

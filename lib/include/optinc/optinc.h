@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define OPTINC_LIB_MAJOR	0
-#define OPTINC_LIB_MINOR	2
+#define OPTINC_LIB_MINOR	3
 #define OPTINC_LIB_PATCH	0
 #define OPTINC_LIB_VERSION_CODE \
 	(OPTINC_LIB_MAJOR * 10000 + OPTINC_LIB_MINOR * 100 + OPTINC_LIB_PATCH)
@@ -33,19 +33,35 @@ extern "C" {
 #define OPTINC_ERR_NOMEM	(-ENOMEM)
 #define OPTINC_ERR_TIMEOUT	(-ETIMEDOUT)	/* switch or a rank did not answer */
 #define OPTINC_ERR_REFUSED	(-ECONNREFUSED)	/* switch refused the join */
-#define OPTINC_ERR_RANGE	(-ERANGE)	/* input not finite */
+#define OPTINC_ERR_RANGE	(-ERANGE)	/* non-finite (OPTINC_NONFINITE_ERROR) */
 #define OPTINC_ERR_UNSUPPORTED	(-EOPNOTSUPP)	/* datatype/op/transport */
-#define OPTINC_ERR_PROTO	(-EPROTO)	/* switch answered nonsense */
+#define OPTINC_ERR_PROTO	(-EPROTO)	/* switch answered nonsense, or
+						 * ranks met in different calls */
 #define OPTINC_ERR_SYSTEM	(-EIO)		/* a system call failed */
 
+/*
+ * Datatypes and ops. An unknown value, or a combination that is not
+ * served (AVG of INT32), is OPTINC_ERR_UNSUPPORTED.
+ */
 enum optinc_datatype {
 	OPTINC_FLOAT32 = 1,
 	OPTINC_INT32 = 2,
+	OPTINC_FLOAT16 = 3,	/* IEEE 754 binary16 */
+	OPTINC_BFLOAT16 = 4,	/* the high half of a float32 */
+	OPTINC_FLOAT64 = 5,
 };
 
 enum optinc_reduce_op {
 	OPTINC_SUM = 1,
-	OPTINC_AVG = 2,		/* float32 only */
+	OPTINC_AVG = 2,		/* float types only */
+	OPTINC_MAX = 3,
+	OPTINC_MIN = 4,
+};
+
+/* What a non-finite input does (opts.nonfinite, OPTINC_NONFINITE) */
+enum optinc_nonfinite {
+	OPTINC_NONFINITE_NAN = 0,	/* its block is NaN on every rank (default) */
+	OPTINC_NONFINITE_ERROR = 1,	/* every rank returns OPTINC_ERR_RANGE */
 };
 
 enum optinc_algo {
@@ -59,36 +75,49 @@ enum optinc_algo {
  * environment (OPTINC_RANK, OPTINC_SIZE, OPTINC_SWITCH, OPTINC_JOB,
  * OPTINC_TOKEN, OPTINC_BITS, OPTINC_TIMEOUT_MS, OPTINC_RETX_MS,
  * OPTINC_WINDOW, OPTINC_MTU, OPTINC_BLOCK, OPTINC_ALGO, OPTINC_TRANSPORT,
- * OPTINC_BIND, OPTINC_PEERS, OPTINC_RING_PORT; rank and size also from OMPI_COMM_WORLD_RANK/SIZE,
- * PMI_RANK/SIZE, SLURM_PROCID/NTASKS) or defaults; see
+ * OPTINC_BIND, OPTINC_PEERS, OPTINC_RING_PORT, OPTINC_NONFINITE; rank
+ * and size also from OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE,
+ * SLURM_PROCID/NTASKS, torchrun's RANK/WORLD_SIZE) or defaults; see
  * Documentation/library.md. @sz lets the struct grow: set it to
  * sizeof(struct optinc_opts).
  */
+#ifdef __cplusplus
+#define OPTINC_DEF(v)	= v
+#else
+#define OPTINC_DEF(v)
+#endif
 struct optinc_opts {
-	size_t sz;
-	int rank;		/* -1: environment */
-	int size;		/* -1: environment */
-	const char *switch_addr;	/* "ipv4[:port]", port 47000 default */
-	unsigned int job;	/* job id on the switch, 1..65535 (1) */
-	uint32_t token;		/* job's token (0) */
-	unsigned int bits;	/* 8 or 16 bits per value on the wire (8) */
-	unsigned int timeout_ms;	/* a call fails after this long (10000) */
-	unsigned int retx_ms;	/* first retransmission timeout (20) */
-	unsigned int window;	/* frames in flight, <= switch's slots (64) */
-	unsigned int mtu;	/* IP MTU of the path to the switch (9000) */
-	unsigned int block;	/* values per scale block (256) */
-	int algo;		/* enum optinc_algo, -1: environment */
-	const char *transport;	/* "udp" (default) or "afxdp" */
-	const char *bind_addr;	/* local "ipv4[:port]" to send from, NULL: any */
-	const char *peers;	/* ring: "ip0,ip1,..." one per rank */
-	unsigned int ring_port;	/* ring: rank r listens on ring_port + r (47100) */
+	size_t sz OPTINC_DEF(sizeof(struct optinc_opts));
+	int rank OPTINC_DEF(-1);	/* -1: environment */
+	int size OPTINC_DEF(-1);	/* -1: environment */
+	const char *switch_addr OPTINC_DEF(NULL);	/* "ipv4[:port]", port 47000 default */
+	unsigned int job OPTINC_DEF(0);	/* job id on the switch, 1..65535 (1) */
+	uint32_t token OPTINC_DEF(0);		/* job's token (0) */
+	unsigned int bits OPTINC_DEF(0);	/* 8 or 16 bits per value on the wire (8) */
+	unsigned int timeout_ms OPTINC_DEF(0);	/* a call fails after this long (10000) */
+	unsigned int retx_ms OPTINC_DEF(0);	/* first retransmission timeout (20) */
+	unsigned int window OPTINC_DEF(0);	/* frames in flight, <= switch's slots (64) */
+	unsigned int mtu OPTINC_DEF(0);	/* IP MTU of the path to the switch (9000) */
+	unsigned int block OPTINC_DEF(0);	/* values per scale block (256) */
+	int algo OPTINC_DEF(-1);	/* enum optinc_algo, -1: environment */
+	const char *transport OPTINC_DEF(NULL);	/* "udp" (default) or "afxdp" */
+	const char *bind_addr OPTINC_DEF(NULL);	/* local "ipv4[:port]" to send from, NULL: any */
+	const char *peers OPTINC_DEF(NULL);	/* ring: "ip0,ip1,..." one per rank */
+	unsigned int ring_port OPTINC_DEF(0);	/* ring: rank r listens on ring_port + r (47100) */
+	int nonfinite OPTINC_DEF(-1);	/* enum optinc_nonfinite, -1: environment */
 };
 
 /*
  * OPTINC_OPTS(opts, .rank = 0, .bits = 16): the defaults above, then the
- * given fields; later designated initialisers override earlier ones on
- * purpose, hence the pragmas. Use inside a function.
+ * given fields. Use inside a function. In C, later designated
+ * initialisers override earlier ones on purpose, hence the pragmas; C++
+ * has no such override, so there the defaults are the members' default
+ * initialisers (OPTINC_DEF) and the fields must follow the order of the
+ * declaration, as C++20 requires of designators.
  */
+#ifdef __cplusplus
+#define OPTINC_OPTS(name, ...)	struct optinc_opts name = { __VA_ARGS__ }
+#else
 #define OPTINC_OPTS(name, ...)						\
 	struct optinc_opts name = __extension__ ({			\
 		_Pragma("GCC diagnostic push")				\
@@ -96,9 +125,10 @@ struct optinc_opts {
 		struct optinc_opts __optinc_o = {			\
 			.sz = sizeof(struct optinc_opts),		\
 			.rank = -1, .size = -1, .algo = -1,		\
-			__VA_ARGS__ };					\
+			.nonfinite = -1, __VA_ARGS__ };			\
 		_Pragma("GCC diagnostic pop")				\
 		__optinc_o; })
+#endif
 
 struct optinc_comm;
 
@@ -150,20 +180,56 @@ OPTINC_API int optinc_comm_get_stats(const struct optinc_comm *comm,
 /*
  * All-reduce @count elements of @datatype with @op over all ranks; every
  * rank must call it with the same count, datatype and op, in the same
- * order. In place when sendbuf == recvbuf; other buffers must not overlap.
- * float32 goes through the switch quantized to opts.bits with per-block
- * scales (error bounds in Documentation/library.md); int32 SUM is exact
- * (wrapping); int32 AVG is OPTINC_ERR_UNSUPPORTED. All ranks get
- * bit-identical results. count may be 0 (returns at once). A non-finite
- * float gives OPTINC_ERR_RANGE before anything is sent (the other ranks
- * then time out). OPTINC_ERR_TIMEOUT when a result does not come within
- * timeout_ms (a rank is missing); after a failure that happened once
- * frames were sent, the communicator only returns that error: destroy it.
- * A communicator is used by one thread at a time.
+ * order (a rank whose call differs, or that skips one, makes every rank's
+ * call fail with OPTINC_ERR_PROTO: the switch and the ring check a tag of
+ * every call). In place when sendbuf == recvbuf; other buffers must not
+ * overlap. Floats go through the switch quantized to opts.bits with
+ * per-block scales and come back in the caller's type (error bounds of
+ * each type in Documentation/library.md); INT32 SUM is exact (wrapping),
+ * MAX and MIN are exact for INT32 and exact on the quantized grid for
+ * floats. All ranks get bit-identical results. count may be 0.
+ * A NaN or +-Inf in any rank's input makes its block of opts.block
+ * elements NaN on every rank, or with OPTINC_NONFINITE_ERROR every rank
+ * returns OPTINC_ERR_RANGE; the communicator stays usable either way.
+ * OPTINC_ERR_TIMEOUT when a result does not come within timeout_ms (a
+ * rank is missing); after a failure that happened once frames were sent,
+ * the communicator only returns that error: destroy it.
+ * Same as optinc_iallreduce() followed by optinc_wait().
  */
 OPTINC_API int optinc_allreduce(struct optinc_comm *comm, const void *sendbuf,
 				void *recvbuf, size_t count, int datatype,
 				int op);
+
+struct optinc_request;
+
+/*
+ * Post an all-reduce and return at once; *req is its handle, to be given
+ * to optinc_test() or optinc_wait() exactly once each until it completes.
+ * The buffers must stay untouched until then. Calls on a communicator run
+ * one after another in the order they were posted (the same order on
+ * every rank), on the communicator's progress thread, while the caller
+ * goes on. Any thread may post; two threads that post concurrently are
+ * ordered by whichever posts first, so ranks must agree on that order.
+ * An argument error is returned here (and *req is NULL).
+ */
+OPTINC_API int optinc_iallreduce(struct optinc_comm *comm,
+				 const void *sendbuf, void *recvbuf,
+				 size_t count, int datatype, int op,
+				 struct optinc_request **req);
+/*
+ * Has *req completed? If not, *done = 0 and 0 is returned. If so, *done =
+ * 1, the call's result code is returned, the request is freed and *req set
+ * to NULL (optinc_comm_errmsg() then tells what failed).
+ */
+OPTINC_API int optinc_test(struct optinc_request **req, int *done);
+/* Wait for *req; returns its result code, frees it, sets *req to NULL. */
+OPTINC_API int optinc_wait(struct optinc_request **req);
+/*
+ * Wait for @n requests; codes[i] (if @codes is not NULL) gets each one's
+ * result; returns the first non-zero of them, or 0. All are freed.
+ */
+OPTINC_API int optinc_waitall(struct optinc_request **reqs, size_t n,
+			      int *codes);
 
 #ifdef __cplusplus
 }
