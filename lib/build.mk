@@ -4,7 +4,8 @@
 
 LIB_SRCS := lib/error.c lib/env.c lib/comm.c lib/join.c lib/transport.c \
 	    lib/transport_udp.c lib/transport_afxdp.c lib/pipe.c \
-	    lib/allreduce.c lib/ring.c
+	    lib/allreduce.c lib/ar_switch.c lib/ar_ring.c lib/dtype.c \
+	    lib/ring.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
 # the afxdp transport finds the XDP program's maps with bpf/maps.c
 LIB_XDP_OBJ := $(O)/bpf/maps.o
