@@ -136,19 +136,20 @@ static void ar_data_fill(const struct optinc_phase *p, __u32 i, __u32 n,
 			 __s8 *scales, __u8 *elems)
 {
 	const struct ar_ctx *x = p->ctx;
-	__u32 j, b0 = i * (p->per_frame / p->block), w = p->bits / 8;
+	__u32 j, b0 = i * (p->per_frame / x->block), w = p->bits / 8;
 	__s16 code;
 
-	for (j = 0; j * p->block < n; j++) {
+	for (j = 0; j * x->block < n; j++) {
 		code = x->codes[b0 + j];
 		/* the wire's scale is the low byte: only compared, never used */
-		scales[j] = (__s8)(__u8)(ar_code_exp(code) & 0xff);
+		if (p->block)
+			scales[j] = (__s8)(__u8)(ar_code_exp(code) & 0xff);
 		if (ar_code_flag(code))
-			memset(elems + j * p->block * w, 0,
+			memset(elems + j * x->block * w, 0,
 			       (size_t)ar_block_n(x, b0 + j) * w);
 		else
 			ar_quantize(x, b0 + j, ar_code_exp(code),
-				    elems + j * p->block * w);
+				    elems + j * x->block * w);
 	}
 }
 
@@ -186,15 +187,15 @@ static void ar_data_take(const struct optinc_phase *p, __u32 i, __u32 n,
 			 const struct optinc_msg *m)
 {
 	const struct ar_ctx *x = p->ctx;
-	__u32 j, b0 = i * (p->per_frame / p->block), w = p->rbits / 8, bn;
+	__u32 j, b0 = i * (p->per_frame / x->block), w = p->rbits / 8, bn;
 	__s16 code;
 
-	for (j = 0; j < m->nscale; j++) {
+	for (j = 0; j * x->block < n; j++) {
 		code = x->codes[b0 + j];
 		bn = ar_block_n(x, b0 + j);
 		if (!ar_code_flag(code))
 			ar_dequantize(x, b0 + j, ar_code_exp(code),
-				      m->elems + j * p->block * w);
+				      m->elems + j * x->block * w);
 		if (ar_code_flag(code) ||
 		    (x->k->op == OPTINC_SUM &&
 		     !optinc_dtype_finite(x->k->datatype, x->k->recvbuf,
@@ -294,7 +295,8 @@ static int ar_float(struct optinc_comm *c, const struct optinc_call *k)
 		.op = minmax ? OPTINC_OP_MAX : k->op == OPTINC_AVG ?
 		      OPTINC_OP_AVG : OPTINC_OP_SUM,
 		.bits = x.bits, .rbits = k->op == OPTINC_SUM ? 32 : x.bits,
-		.block = x.block, .count = k->count,
+		/* MAX frames carry no scales (wire.h); blocks stay x.block */
+		.block = minmax ? 0 : x.block, .count = k->count,
 		.fill = ar_data_fill, .take = ar_data_take,
 		.tag = ar_tag(c, k, 1), .ctx = &x,
 	};
