@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <optinc/optinc.h>
 #include "libtest.h"
@@ -136,7 +139,7 @@ static double dt_ref(const struct dt_run *ru, size_t i, double *bound)
 {
 	const struct dt_case *c = ru->c;
 	size_t b0 = i / BLOCK * BLOCK, b1 = b0 + BLOCK, j;
-	double m = 0, step = 0, v, acc = 0, q;
+	double m = 0, step = 0, v, acc = 0, q, abs = 0;
 	int64_t isum = 0;
 	int r;
 
@@ -152,6 +155,7 @@ static double dt_ref(const struct dt_run *ru, size_t i, double *bound)
 		q = c->ring || c->dt == OPTINC_INT32 ? v :
 		    nearbyint(v / step) * step;
 		isum += (int64_t)v;
+		abs += fabs(v);
 		if (c->op == OPTINC_SUM || c->op == OPTINC_AVG)
 			acc += v;
 		else if (r == 0 || (c->op == OPTINC_MAX ? q > acc : q < acc))
@@ -163,7 +167,7 @@ static double dt_ref(const struct dt_run *ru, size_t i, double *bound)
 	if (c->op == OPTINC_AVG)
 		acc /= N;
 	if (c->ring && (c->op == OPTINC_SUM || c->op == OPTINC_AVG))
-		*bound = m * 0 + fabs(acc) * (N + 1) *
+		*bound = abs * (N + 1) *	/* sums in the ring's order */
 			 (c->dt == OPTINC_FLOAT64 ? ldexp(1, -53) : ldexp(1, -24));
 	else if (!c->ring)
 		*bound = c->op == OPTINC_AVG ? step : c->op == OPTINC_SUM ?
@@ -203,6 +207,31 @@ static void dt_check(struct dt_run *ru)
 	}
 }
 
+/* A first port of N free TCP ports (other tests may run at the same time). */
+static unsigned int dt_ports(int salt)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	unsigned int base, tries, r;
+	int fd[N], ok;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (tries = 0; tries < 100; tries++) {
+		base = 20000 + (getpid() * 7 + salt * 97 + tries * 131) % 30000;
+		for (r = 0, ok = 1; r < N; r++) {
+			fd[r] = socket(AF_INET, SOCK_STREAM, 0);
+			sa.sin_port = htons(base + r);
+			ok = ok && fd[r] >= 0 &&
+			     !bind(fd[r], (struct sockaddr *)&sa, sizeof(sa));
+		}
+		for (r = 0; r < N; r++)
+			if (fd[r] >= 0)
+				close(fd[r]);
+		if (ok)
+			return base;
+	}
+	return base;
+}
+
 static int dt_opts(struct optinc_opts *o, const char *addr, int bits, int ring)
 {
 	memset(o, 0, sizeof(*o));
@@ -215,7 +244,7 @@ static int dt_opts(struct optinc_opts *o, const char *addr, int bits, int ring)
 	if (ring) {
 		o->algo = OPTINC_ALGO_RING;
 		o->peers = "127.0.0.1,127.0.0.1,127.0.0.1,127.0.0.1";
-		o->ring_port = 20000 + (getpid() * 7 + ring * 97) % 30000;
+		o->ring_port = dt_ports(ring);
 	}
 	return 0;
 }
