@@ -18,6 +18,7 @@
 
 #include <optinc/optinc.h>
 #include "libtest.h"
+#include "dtref.h"
 #include "udpswitch.h"
 
 #define N	4
@@ -36,146 +37,6 @@ struct dt_run {
 	void *buf[N];		/* in place: inputs, then results */
 };
 
-static size_t dt_size(int dt)
-{
-	return dt == OPTINC_FLOAT16 || dt == OPTINC_BFLOAT16 ? 2 :
-	       dt == OPTINC_FLOAT64 ? 8 : 4;
-}
-
-static double dt_get(int dt, const void *p, size_t i)
-{
-	_Float16 h;
-	uint32_t u;
-	uint16_t b;
-	float f;
-
-	switch (dt) {
-	case OPTINC_FLOAT16:
-		memcpy(&h, (const char *)p + 2 * i, 2);
-		return (double)h;
-	case OPTINC_BFLOAT16:
-		memcpy(&b, (const char *)p + 2 * i, 2);
-		u = (uint32_t)b << 16;
-		memcpy(&f, &u, 4);
-		return f;
-	case OPTINC_FLOAT64:
-		return ((const double *)p)[i];
-	case OPTINC_INT32:
-		return ((const int32_t *)p)[i];
-	}
-	return ((const float *)p)[i];
-}
-
-/* @v, representable in @dt (the generator makes it so). */
-static void dt_put(int dt, void *p, size_t i, double v)
-{
-	_Float16 h = (_Float16)v;
-	float f = (float)v;
-	uint32_t u;
-	uint16_t b;
-
-	switch (dt) {
-	case OPTINC_FLOAT16:
-		memcpy((char *)p + 2 * i, &h, 2);
-		return;
-	case OPTINC_BFLOAT16:
-		memcpy(&u, &f, 4);
-		b = (uint16_t)(u >> 16);
-		memcpy((char *)p + 2 * i, &b, 2);
-		return;
-	case OPTINC_FLOAT64:
-		((double *)p)[i] = v;
-		return;
-	case OPTINC_INT32:
-		((int32_t *)p)[i] = (int32_t)v;
-		return;
-	}
-	((float *)p)[i] = f;
-}
-
-/* Values of varied magnitude per block; the stored (rounded) value is the input. */
-static double dt_gen(int dt, int rank, size_t i)
-{
-	uint64_t s = (i + 1) * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(rank + 1) << 40;
-	int e = (int)((i / BLOCK) % 9) - 4;
-	double m;
-
-	s ^= s >> 29;
-	s *= 0xbf58476d1ce4e5b9ULL;
-	s ^= s >> 32;
-	if (dt == OPTINC_INT32)
-		return (double)(int32_t)(uint32_t)s;
-	m = (double)(int)(s % 255) - 127 + (double)(s >> 20) / (double)(1ULL << 44);
-	return ldexp(m, e + (dt == OPTINC_FLOAT64 ? 300 * (i % 3) - 300 : 0));
-}
-
-/* Unit roundoff of the result type, for the last rounding. */
-static double dt_unit(int dt)
-{
-	return dt == OPTINC_FLOAT16 ? ldexp(1, -11) :
-	       dt == OPTINC_BFLOAT16 ? ldexp(1, -8) :
-	       dt == OPTINC_FLOAT32 ? ldexp(1, -24) : 0;
-}
-
-/* The block exponent quant.h defines: max|x| < 2^e (1 - 2^-B). */
-static int dt_exp(double m, int bits, int dt)
-{
-	int e;
-
-	if (m == 0)
-		return dt == OPTINC_FLOAT64 ? -2048 : -128;
-	frexp(m, &e);
-	if (m >= ldexp(1.0 - ldexp(1, -bits), e))
-		e++;
-	return dt == OPTINC_FLOAT64 ? e : e < -128 ? -128 : e > 127 ? 127 : e;
-}
-
-/*
- * Reference and bound of element @i. Switch: quantized with the block's
- * exponent (MAX/MIN exactly on that grid); ring: float arithmetic in the
- * reduction's type (float32 for the half types), MAX/MIN exact.
- */
-static double dt_ref(const struct dt_run *ru, size_t i, double *bound)
-{
-	const struct dt_case *c = ru->c;
-	size_t b0 = i / BLOCK * BLOCK, b1 = b0 + BLOCK, j;
-	double m = 0, step = 0, v, acc = 0, q, abs = 0;
-	int64_t isum = 0;
-	int r;
-
-	if (b1 > c->count)
-		b1 = c->count;
-	for (r = 0; r < N && !c->ring; r++)
-		for (j = b0; j < b1; j++)
-			m = fmax(m, fabs(ru->in[r][j]));
-	if (!c->ring)
-		step = ldexp(1, dt_exp(m, c->bits, c->dt) - (c->bits - 1));
-	for (r = 0; r < N; r++) {
-		v = ru->in[r][i];
-		q = c->ring || c->dt == OPTINC_INT32 ? v :
-		    nearbyint(v / step) * step;
-		isum += (int64_t)v;
-		abs += fabs(v);
-		if (c->op == OPTINC_SUM || c->op == OPTINC_AVG)
-			acc += v;
-		else if (r == 0 || (c->op == OPTINC_MAX ? q > acc : q < acc))
-			acc = q;
-	}
-	*bound = 0;
-	if (c->dt == OPTINC_INT32)
-		return c->op == OPTINC_SUM ? (double)(int32_t)(uint32_t)isum : acc;
-	if (c->op == OPTINC_AVG)
-		acc /= N;
-	if (c->ring && (c->op == OPTINC_SUM || c->op == OPTINC_AVG))
-		*bound = abs * (N + 1) *	/* sums in the ring's order */
-			 (c->dt == OPTINC_FLOAT64 ? ldexp(1, -53) : ldexp(1, -24));
-	else if (!c->ring)
-		*bound = c->op == OPTINC_AVG ? step : c->op == OPTINC_SUM ?
-			 N * step / 2 : 0;
-	*bound += fabs(acc) * dt_unit(c->dt) * 2;
-	return acc;
-}
-
 static int dt_rank(struct rank_run *r)
 {
 	struct dt_run *ru = r->arg;
@@ -188,23 +49,15 @@ static int dt_rank(struct rank_run *r)
 static void dt_check(struct dt_run *ru)
 {
 	struct dt_case *c = ru->c;
-	size_t i, es = dt_size(c->dt);
-	double ref, bound, err;
+	struct dt_call k = { .dt = c->dt, .op = c->op, .bits = c->bits,
+			     .ring = c->ring, .count = c->count, .block = BLOCK };
+	size_t es = dt_size(c->dt);
 	int r;
 
 	c->identical = 1;
 	for (r = 1; r < N; r++)
 		c->identical &= !memcmp(ru->buf[0], ru->buf[r], c->count * es);
-	for (i = 0; i < c->count; i++) {
-		ref = dt_ref(ru, i, &bound);
-		err = fabs(dt_get(c->dt, ru->buf[0], i) - ref);
-		if (bound > 0)
-			err /= bound;
-		else
-			err = err ? INFINITY : 0;	/* must be exact */
-		if (!(err <= c->worst))
-			c->worst = isnan(err) ? INFINITY : err;
-	}
+	c->worst = dt_worst(&k, ru->in, N, ru->buf[0]);
 }
 
 /* A first port of N free TCP ports (other tests may run at the same time). */
@@ -269,21 +122,6 @@ static int dt_start_switch(void)
 	return 0;
 }
 
-static const char *dt_name(int dt)
-{
-	static const char *const n[] = { "?", "float32", "int32", "float16",
-					 "bfloat16", "float64" };
-
-	return n[dt < 6 ? dt : 0];
-}
-
-static const char *op_name(int op)
-{
-	static const char *const n[] = { "?", "SUM", "AVG", "MAX", "MIN" };
-
-	return n[op < 5 ? op : 0];
-}
-
 /* One call on N ranks, in place, checked against the reference. */
 static void dt_case_run(struct dt_case *c)
 {
@@ -312,7 +150,7 @@ static void dt_case_run(struct dt_case *c)
 		dt_check(&ru);
 	tap_ok(ok && c->identical && c->worst <= 1.0,
 	       "%s %s %s %u bits, %zu elements: ranks identical, worst |error| / bound %.3f",
-	       c->ring ? "ring" : "switch", dt_name(c->dt), op_name(c->op),
+	       c->ring ? "ring" : "switch", dt_name(c->dt), dt_op_name(c->op),
 	       c->bits, c->count, c->worst);
 	for (r = 0; r < N; r++) {
 		free(ru.in[r]);
