@@ -77,6 +77,7 @@ struct optinc_cfg {
 	unsigned int mtu;
 	unsigned int block;
 	int algo;			/* enum optinc_algo */
+	int nonfinite;			/* enum optinc_nonfinite */
 	const char *peers;		/* ring: during create only */
 	unsigned int ring_port;		/* ring: rank r listens on this + r */
 	const struct optinc_xport_ops *xops;
