@@ -77,7 +77,8 @@ enum optinc_algo {
  * OPTINC_WINDOW, OPTINC_MTU, OPTINC_BLOCK, OPTINC_ALGO, OPTINC_TRANSPORT,
  * OPTINC_BIND, OPTINC_PEERS, OPTINC_RING_PORT, OPTINC_NONFINITE; rank
  * and size also from OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE,
- * SLURM_PROCID/NTASKS, torchrun's RANK/WORLD_SIZE) or defaults; see
+ * SLURM_PROCID/NTASKS, torchrun's RANK/WORLD_SIZE: last, but first in a
+ * torchrun worker, TORCHELASTIC_RUN_ID set) or defaults; see
  * Documentation/library.md. @sz lets the struct grow: set it to
  * sizeof(struct optinc_opts).
  */
