@@ -24,7 +24,9 @@
 
 _Static_assert(sizeof(int) == 4, "MPI_INT is taken for int32");
 _Static_assert(sizeof(double) == 8, "MPI_DOUBLE is taken for float64");
-_Static_assert(SHIM_TYPES * SHIM_OPS <= 32, "pairs fit an unsigned int");
+/* agreed on with the pairs: all ranks' liboptinc have optinc_iallreduce() */
+#define SHIM_NB		(1u << 31)
+_Static_assert(SHIM_TYPES * SHIM_OPS <= 31, "pairs and SHIM_NB fit an unsigned int");
 
 struct shim_state shim;
 
@@ -149,9 +151,14 @@ static int shim_parse_types(unsigned int *pairs)
 	return 0;
 }
 
-/* Drop pairs this MPI has no datatype for, or liboptinc does not serve. */
+/*
+ * Drop pairs this MPI has no datatype for, or liboptinc does not serve: a
+ * call of 0 elements sends nothing but checks datatype and op (in place on
+ * a real buffer, should a library refuse NULL even then).
+ */
 static unsigned int shim_probe(unsigned int pairs)
 {
+	static double probe_buf[2];
 	int t, o, err;
 
 	for (t = 0; t < SHIM_TYPES; t++) {
@@ -159,7 +166,7 @@ static unsigned int shim_probe(unsigned int pairs)
 			if (!(pairs & SHIM_PAIR(t, o)))
 				continue;
 			err = !shim_types[t].have ? 1 :
-			      optinc_allreduce(shim.comm, NULL, NULL, 0,
+			      optinc_allreduce(shim.comm, probe_buf, probe_buf, 0,
 					       shim_types[t].optinc,
 					       shim_ops[o].optinc);
 			if (!err)
@@ -243,14 +250,15 @@ static void shim_setup(int thread_level)
 	ok = want && shim.world_only >= 0 && !shim_parse_types(&pairs) &&
 	     !shim_requests_init() && !shim_join(shim.rank, size);
 	if (ok)
-		pairs = shim_probe(pairs);
+		pairs = shim_probe(pairs) | (shim.nonblocking ? SHIM_NB : 0);
 	PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	PMPI_Allreduce(&pairs, &common, 1, MPI_UNSIGNED, MPI_BAND,
 		       MPI_COMM_WORLD);
 	if (all && common != pairs)
 		fprintf(stderr, "optinc_mpi: rank %d: other ranks take fewer calls (OPTINC_MPI_TYPES or liboptinc differ): only what all take goes through the switch\n",
 			shim.rank);
-	shim.pairs = common;
+	shim.nonblocking = !!(common & SHIM_NB);
+	shim.pairs = common & ~SHIM_NB;
 	if (!all && shim.comm) {
 		optinc_comm_destroy(shim.comm);
 		shim.comm = NULL;
