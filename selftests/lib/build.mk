@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # selftests/lib, the library's interface beyond lib/build.mk's tests: the
-# settings resolver (white-box, linked with liboptinc.a), a program built
+# settings resolver (white-box, linked with liboptinc.a), the nonfinite
+# setting end to end, a program built
 # against the 0.2 header run against this liboptinc.so.0, a C++ program
 # built against the installed header, and the loopback test switch as a
 # process for tests whose ranks are processes (cxx.sh, selftests/mpi).
@@ -8,6 +9,7 @@
 LIBX_SWITCH := $(O)/selftests/lib/test_switch
 LIBX_ENV := $(O)/selftests/lib/lib_env
 LIBX_ABI := $(O)/selftests/lib/abi_0_2
+LIBX_NF := $(O)/selftests/lib/lib_nonfinite
 
 $(LIBX_SWITCH): $(LIBX_SWITCH).o $(O)/selftests/lib/udpswitch.o $(CORE_LIB)
 	$(call msg,LD,$@)
@@ -25,5 +27,12 @@ $(LIBX_ABI): $(LIBX_ABI).o $(O)/selftests/lib/udpswitch.o $(LIBTEST_LINK)
 		$(O)/lib/$(LIB_SONAME) $(CORE_LIB) \
 		-Wl,-rpath,'$$ORIGIN/../../lib' -lpthread -lm
 
-ALL_TARGETS += $(LIBX_SWITCH) $(LIBX_ENV) $(LIBX_ABI)
-TEST_PROGS += $(LIBX_ENV) $(LIBX_ABI) selftests/lib/cxx.sh
+# opts.nonfinite and OPTINC_NONFINITE end to end (needs liboptinc 0.3's rule)
+$(LIBX_NF): %: %.o $(LIBTEST_HARNESS) $(LIBTEST_LINK)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBTEST_HARNESS) \
+		$(O)/lib/$(LIB_SONAME) $(CORE_LIB) \
+		-Wl,-rpath,'$$ORIGIN/../../lib' -lpthread -lm
+
+ALL_TARGETS += $(LIBX_SWITCH) $(LIBX_ENV) $(LIBX_ABI) $(LIBX_NF)
+TEST_PROGS += $(LIBX_ENV) $(LIBX_ABI) $(LIBX_NF) selftests/lib/cxx.sh
