@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * liboptinc's API contract: version, result codes, options and environment
- * (including the variables of mpirun, PMI, Slurm and torchrun), join refusals and
- * timeouts against the loopback test switch (udpswitch.c): TAP.
+ * (including the variables of mpirun, PMI, Slurm and torchrun), join
+ * refusals and timeouts against the loopback test switch (udpswitch.c): TAP.
  */
 #include <arpa/inet.h>
 #include <stddef.h>
