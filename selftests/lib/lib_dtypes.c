@@ -357,6 +357,56 @@ static void test_mix(int ring, int kind)
 	       "every rank gets the documented result");
 }
 
+/* ---- OPTINC_NONFINITE_ERROR: every rank fails, recvbuf untouched ---- */
+
+struct nfe_ctx {
+	float x[N][1000];
+	int code[N], kept[N], next[N];
+};
+
+static int nfe_rank(struct rank_run *r)
+{
+	struct nfe_ctx *m = r->arg;
+	int me = r->rank, i;
+
+	for (i = 0; i < 1000; i++)
+		m->x[me][i] = (float)i;
+	if (me == 1)
+		m->x[me][700] = -INFINITY;
+	m->code[me] = optinc_allreduce(r->comm, m->x[me], m->x[me], 1000,
+				       OPTINC_FLOAT32, OPTINC_SUM);
+	m->kept[me] = 1;
+	for (i = 0; i < 1000; i++)
+		m->kept[me] &= i == 700 && me == 1 ? isinf(m->x[me][i]) :
+			       m->x[me][i] == (float)i;
+	m->x[me][700] = 700;
+	m->next[me] = optinc_allreduce(r->comm, m->x[me], m->x[me], 1000,
+				       OPTINC_FLOAT32, OPTINC_MAX) == 0 &&
+		      m->x[me][700] == 700 && m->x[me][999] == 999;
+	return 0;
+}
+
+static void test_nonfinite_error(int ring)
+{
+	struct nfe_ctx m;
+	struct rank_run rr[N];
+	struct optinc_opts o;
+	int r, ok;
+
+	memset(&m, 0, sizeof(m));
+	dt_opts(&o, sw_addr, 8, ring + 10);
+	o.nonfinite = OPTINC_NONFINITE_ERROR;
+	ok = !ranks_run(rr, N, &o, nfe_rank, &m);
+	for (r = 0; r < N; r++) {
+		ok = ok && m.code[r] == OPTINC_ERR_RANGE && m.kept[r] && m.next[r];
+		if (m.code[r] != OPTINC_ERR_RANGE || !m.kept[r] || !m.next[r])
+			tap_diag("rank %d: %d, kept %d, next %d", r, m.code[r],
+				 m.kept[r], m.next[r]);
+	}
+	tap_ok(ok, "%s: OPTINC_NONFINITE_ERROR, -Inf on rank 1: every rank OPTINC_ERR_RANGE, its buffer untouched, the next call right",
+	       ring ? "ring" : "switch");
+}
+
 /* ---- the ring's AVG near +-FLT_MAX ---- */
 
 static int big_rank(struct rank_run *r)
@@ -388,14 +438,17 @@ static void test_ring_big(void)
 	       worst);
 }
 
+/* types x ops x counts, int32 ops, per path; non-finite; mixed calls; big */
+#define PLAN	(2 * (4 * 4 * 4 + 3) + 2 * NF_CASES + 2 + 2 * 3 + 1)
+
 int main(void)
 {
 	int k;
 
 	ranks_clear_env();
-	tap_plan(2 * (4 * 4 * 4 + 3) + 2 * NF_CASES + 2 * 3 + 1);
+	tap_plan(PLAN);
 	if (dt_start_switch()) {
-		for (k = 0; k < 2 * (4 * 4 * 4 + 3) + 2 * NF_CASES + 2 * 3 + 1; k++)
+		for (k = 0; k < PLAN; k++)
 			tap_ok(0, "no test switch");
 		return tap_done();
 	}
@@ -403,6 +456,8 @@ int main(void)
 	test_types(1);
 	test_nonfinite(0);
 	test_nonfinite(1);
+	test_nonfinite_error(0);
+	test_nonfinite_error(1);
 	for (k = 0; k < 3; k++) {
 		test_mix(0, k);
 		test_mix(1, k);
