@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# selftests/run-tests itself: fake suites with a short plan, no plan, two
+# plans, extra lines, a shell error, a skipped suite, skipped tests and a
+# right one; the runner must fail or pass each as documented, and its
+# totals must add up. TAP.
+set -u
+RUNNER=$(cd "$(dirname "$0")/.." && pwd)/run-tests
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0 bad=0
+
+ok_if() {
+	local desc=$1
+
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n - $desc"
+	else
+		echo "not ok $n - $desc"
+		bad=$((bad + 1))
+	fi
+}
+
+fake() {
+	local name=$1
+
+	shift
+	printf '#!/bin/sh\n%s\n' "$*" >"$T/$name"
+	chmod +x "$T/$name"
+}
+
+# run NAME...: the runner over fake suites; output in $T/out, status in $T/rc
+run() {
+	(cd "$T" && O="$T/o" "$RUNNER" "$@" >"$T/out" 2>&1; echo $? >"$T/rc")
+}
+
+rc_is() { [ "$(cat "$T/rc")" -eq "$1" ]; }
+says() { grep -q -- "$1" "$T/out"; }
+
+fake short 'echo "1..5"; echo "ok 1 - one"'
+fake noplan 'echo "ok 1 - one"'
+fake twoplans 'echo "1..1"; echo "ok 1 - a"; echo "1..1"; echo "ok 1 - b"'
+fake extra 'echo "1..1"; echo "ok 1 - a"; echo "ok 2 - b"'
+fake shellerr 'echo "1..1"; echo "ok 1 - a"; echo "x.sh: line 9: foo: command not found"'
+fake skipall 'echo "1..0 # SKIP needs a thing"; exit 4'
+fake skipone 'echo "1..2"; echo "ok 1 - a"; echo "ok 2 - b # SKIP no b"'
+fake good 'echo "1..2"; echo "ok 1 - a"; echo "ok 2 - b"'
+fake failing 'echo "1..2"; echo "ok 1 - a"; echo "not ok 2 - b"; exit 1'
+
+echo "TAP version 13"
+echo "1..10"
+run ./short
+ok_if "a suite whose plan says 5 but ran 1 fails" \
+	eval 'rc_is 1 && says "plan 1..5 but 1 test lines" && says "^1 passed, 1 failed"'
+run ./noplan
+ok_if "a suite without a plan fails" eval 'rc_is 1 && says "printed no TAP plan"'
+run ./twoplans
+ok_if "a suite with two plans fails" eval 'rc_is 1 && says "printed 2 TAP plans"'
+run ./extra
+ok_if "a suite with more test lines than its plan fails" \
+	eval 'rc_is 1 && says "plan 1..1 but 2 test lines"'
+run ./shellerr
+ok_if "a suite with a shell error fails" eval 'rc_is 1 && says "shell error"'
+run ./skipall
+ok_if "a suite that exits 4 with 1..0 # SKIP is one skipped suite, with its reason" \
+	eval 'rc_is 0 && says "# SKIP .*needs a thing" && says "^0 passed, 0 failed, 1 skipped"'
+run ./skipone
+ok_if "a skipped test line counts as skipped, not passed" \
+	eval 'rc_is 0 && says "^1 passed, 0 failed, 1 skipped"'
+run ./good ./failing ./skipall ./skipone
+ok_if "totals add up over suites: 4 passed, 1 failed, 2 skipped" \
+	eval 'rc_is 1 && says "^4 passed, 1 failed, 2 skipped$"'
+ok_if "the runner's own plan matches its suites and it counts them" \
+	eval 'says "^1\.\.4$" && says "# 4 suites: 3 ran, 1 skipped"'
+ok_if "the summary is the last line" \
+	eval '[ "$(tail -n 1 "$T/out")" = "4 passed, 1 failed, 2 skipped" ]'
+echo "# $((n - bad)) passed, $bad failed"
+[ "$bad" -eq 0 ]
