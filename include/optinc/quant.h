@@ -27,4 +27,23 @@ void optinc_dequantize_sum(const __u8 *src, __u32 n, __s8 e,
 			   unsigned int bits, float *y);
 double optinc_quant_step(__s8 e, unsigned int bits);
 
+/*
+ * The calls above run the fastest instruction-set path of this CPU (AVX2,
+ * SSE4.1, else the scalar reference), chosen at the first call, or the
+ * one named by OPTINC_QUANT_ISA; all give the reference's results bit for
+ * bit (in the default floating-point environment: round to nearest, no
+ * flush-to-zero, as the reference assumes).
+ */
+int optinc_quant_use(const char *name);
+const char *optinc_quant_isa(void);
+
+/* The scalar reference: the definition of the results, for tests. */
+int optinc_block_exp_ref(const float *x, __u32 n, unsigned int bits, __s8 *e);
+void optinc_quantize_ref(const float *x, __u32 n, __s8 e, unsigned int bits,
+			 __u8 *dst);
+void optinc_dequantize_ref(const __u8 *src, __u32 n, __s8 e,
+			   unsigned int bits, float *y);
+void optinc_dequantize_sum_ref(const __u8 *src, __u32 n, __s8 e,
+			       unsigned int bits, float *y);
+
 #endif /* OPTINC_QUANT_H */
