@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The codec on one core against memcpy: block exponent, quantize,
+ * dequantize and dequantize_sum of N float32, per instruction-set path,
+ * called per block as liboptinc does (and in one call), each repetition
+ * timed beside a memcpy of the same floats; medians and spread.
+ *
+ * optinc-codec-bench [-n ELEMS] [-b 8|16] [-B BLOCK] [-r REPS] [-i ISA]
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <math.h>
+#include <optinc/quant.h>
+
+enum { ST_MEMCPY, ST_EXP, ST_Q, ST_DQ, ST_DQSUM, ST_N };
+enum { M_BLOCK, M_ONE, M_N };
+
+static const char *const cb_stage[ST_N] = {
+	"memcpy", "block_exp", "quantize", "dequantize", "dequantize_sum",
+};
+static const char *const cb_mode[M_N] = { "block", "one" };
+
+struct cb {
+	__u32 n, block, nblocks, bits, reps;
+	float *x, *y;
+	__u8 *q, *sum;
+	__s8 *e, emax;
+	double *t;	/* [rep][mode][stage] seconds */
+};
+
+static double cb_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Gradient-like data: per block a scale over 2^-20..2^4, values within. */
+static void cb_fill(struct cb *b)
+{
+	__u32 i, j, s = 12345;
+
+	for (j = 0; j < b->nblocks; j++) {
+		double scale = ldexp(1.0, (int)(j * 7 % 25) - 20);
+
+		for (i = j * b->block; i < b->n && i < (j + 1) * b->block; i++) {
+			s = s * 1103515245u + 12345u;
+			b->x[i] = (float)(((double)(s >> 8) / (1 << 24) * 2 - 1) * scale);
+		}
+	}
+	for (i = 0; i < b->n; i++) {	/* int32 sums of 4 ranks' codes */
+		__s32 v = (__s32)(i * 2654435761u % 1017) - 508;
+
+		b->sum[4 * i] = (__u8)(v >> 24);
+		b->sum[4 * i + 1] = (__u8)(v >> 16);
+		b->sum[4 * i + 2] = (__u8)(v >> 8);
+		b->sum[4 * i + 3] = (__u8)v;
+	}
+}
+
+static __u32 cb_len(const struct cb *b, __u32 j)
+{
+	return b->n - j * b->block < b->block ? b->n - j * b->block : b->block;
+}
+
+static void cb_blocks(struct cb *b, int st)
+{
+	__u32 j, esz = b->bits / 8, bl = b->block;
+
+	for (j = 0; j < b->nblocks; j++) {
+		const float *x = b->x + (size_t)j * bl;
+
+		if (st == ST_EXP && optinc_block_exp(x, cb_len(b, j), b->bits, &b->e[j]))
+			abort();
+		else if (st == ST_Q)
+			optinc_quantize(x, cb_len(b, j), b->e[j], b->bits,
+					b->q + (size_t)j * bl * esz);
+		else if (st == ST_DQ)
+			optinc_dequantize(b->q + (size_t)j * bl * esz, cb_len(b, j),
+					  b->e[j], b->bits, b->y + (size_t)j * bl);
+		else if (st == ST_DQSUM)
+			optinc_dequantize_sum(b->sum + (size_t)j * bl * 4, cb_len(b, j),
+					      b->e[j], b->bits, b->y + (size_t)j * bl);
+	}
+}
+
+static void cb_one(struct cb *b, int st)
+{
+	__s8 e;
+
+	if (st == ST_EXP && optinc_block_exp(b->x, b->n, b->bits, &e))
+		abort();
+	else if (st == ST_Q)
+		optinc_quantize(b->x, b->n, b->emax, b->bits, b->q);
+	else if (st == ST_DQ)
+		optinc_dequantize(b->q, b->n, b->emax, b->bits, b->y);
+	else if (st == ST_DQSUM)
+		optinc_dequantize_sum(b->sum, b->n, b->emax, b->bits, b->y);
+}
+
+static double cb_time(struct cb *b, int mode, int st)
+{
+	double t0 = cb_now();
+
+	if (st == ST_MEMCPY)
+		memcpy(b->y, b->x, (size_t)b->n * 4);
+	else if (mode == M_BLOCK)
+		cb_blocks(b, st);
+	else
+		cb_one(b, st);
+	return cb_now() - t0;
+}
+
+static int cb_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* median, min and max of v[0..n) (sorted in place) */
+static void cb_stats(double *v, unsigned int n, double out[3])
+{
+	qsort(v, n, sizeof(*v), cb_cmp);
+	out[0] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	out[1] = v[0];
+	out[2] = v[n - 1];
+}
+
+#define CB_T(b, r, m, s)	((b)->t[((r) * M_N + (m)) * ST_N + (s)])
+
+/* Each repetition: memcpy, then every stage in both modes. */
+static void cb_measure(struct cb *b)
+{
+	unsigned int r, m, s;
+
+	for (r = 0; r < b->reps; r++) {
+		for (m = 0; m < M_N; m++) {
+			CB_T(b, r, m, ST_MEMCPY) = cb_time(b, m, ST_MEMCPY);
+			for (s = ST_EXP; s < ST_N; s++)
+				CB_T(b, r, m, s) = cb_time(b, m, s);
+		}
+	}
+}
+
+static void cb_report(struct cb *b, const char *isa)
+{
+	double v[64], st[3], rt[3];
+	unsigned int r, m, s;
+
+	for (m = 0; m < M_N; m++) {
+		for (s = 0; s < ST_N; s++) {
+			for (r = 0; r < b->reps; r++)
+				v[r] = b->n / CB_T(b, r, m, s);
+			cb_stats(v, b->reps, st);
+			for (r = 0; r < b->reps; r++)
+				v[r] = CB_T(b, r, m, s) / CB_T(b, r, m, ST_MEMCPY);
+			cb_stats(v, b->reps, rt);
+			printf("%-7s %-6s %-15s %9.3e %9.3e %9.3e %7.3f %7.3f [%.3f, %.3f]\n",
+			       isa, cb_mode[m], cb_stage[s], st[0], st[1], st[2],
+			       1e9 / st[0], rt[0], rt[1], rt[2]);
+		}
+		for (r = 0; r < b->reps; r++)
+			v[r] = (CB_T(b, r, m, ST_EXP) + CB_T(b, r, m, ST_Q) +
+				CB_T(b, r, m, ST_DQ)) / CB_T(b, r, m, ST_MEMCPY);
+		cb_stats(v, b->reps, rt);
+		for (r = 0; r < b->reps; r++)
+			v[r] = (CB_T(b, r, m, ST_EXP) + CB_T(b, r, m, ST_Q) +
+				CB_T(b, r, m, ST_DQ)) * 1e9 / b->n;
+		cb_stats(v, b->reps, st);
+		printf("%-7s %-6s %-15s %9s %9s %9s %7.3f %7.3f [%.3f, %.3f]\n",
+		       isa, cb_mode[m], "exp+q+dq", "-", "-", "-", st[0],
+		       rt[0], rt[1], rt[2]);
+	}
+}
+
+static int cb_alloc(struct cb *b)
+{
+	size_t n = b->n;
+
+	b->nblocks = (b->n + b->block - 1) / b->block;
+	b->x = aligned_alloc(64, n * 4);
+	b->y = aligned_alloc(64, n * 4);
+	b->q = aligned_alloc(64, n * 2);
+	b->sum = aligned_alloc(64, n * 4);
+	b->e = malloc(b->nblocks);
+	b->t = calloc((size_t)b->reps * M_N * ST_N, sizeof(*b->t));
+	if (!b->x || !b->y || !b->q || !b->sum || !b->e || !b->t)
+		return -1;
+	memset(b->y, 0, n * 4);
+	memset(b->q, 0, n * 2);
+	cb_fill(b);
+	return 0;
+}
+
+static void cb_usage(void)
+{
+	fprintf(stderr, "usage: optinc-codec-bench [-n ELEMS] [-b 8|16] [-B BLOCK] "
+		"[-r REPS] [-i scalar|sse4.1|avx2|all]\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const isas[] = { "scalar", "sse4.1", "avx2" };
+	struct cb b = { .n = 16u << 20, .block = 256, .bits = 8, .reps = 7 };
+	const char *only = "all";
+	double load[3] = { 0 };
+	unsigned int k;
+	int c;
+
+	while ((c = getopt(argc, argv, "n:b:B:r:i:h")) != -1) {
+		switch (c) {
+		case 'n': b.n = (__u32)strtoul(optarg, NULL, 0); break;
+		case 'b': b.bits = (__u32)atoi(optarg); break;
+		case 'B': b.block = (__u32)atoi(optarg); break;
+		case 'r': b.reps = (__u32)atoi(optarg); break;
+		case 'i': only = optarg; break;
+		default: cb_usage(); return c == 'h' ? 0 : 2;
+		}
+	}
+	if (!b.n || !b.block || (b.bits != 8 && b.bits != 16) || !b.reps ||
+	    b.reps > 64) {
+		cb_usage();
+		return 2;
+	}
+	if (cb_alloc(&b)) {
+		fprintf(stderr, "codec-bench: no memory for %u elements\n", b.n);
+		return 1;
+	}
+	if (optinc_block_exp(b.x, b.n, b.bits, &b.emax))
+		return 1;
+	if (getloadavg(load, 3) < 0)
+		load[0] = load[1] = load[2] = -1;
+	printf("# codec-bench: %u float32, %u bits, block %u, %u reps, one core, "
+	       "thread CPU time; load %.2f %.2f %.2f\n", b.n, b.bits, b.block,
+	       b.reps, load[0], load[1], load[2]);
+	printf("# calls: block = one call per block of %u (as liboptinc), one = "
+	       "one call for all; x memcpy = time / memcpy of the %u floats in "
+	       "the same repetition\n", b.block, b.n);
+	printf("#isa    calls  stage           el/s(med)       min       max   "
+	       "ns/el x memcpy(med) [min, max]\n");
+	for (k = 0; k < sizeof(isas) / sizeof(isas[0]); k++) {
+		if (strcmp(only, "all") && strcmp(only, isas[k]))
+			continue;
+		if (optinc_quant_use(isas[k])) {
+			printf("# %s: not on this CPU\n", isas[k]);
+			continue;
+		}
+		cb_blocks(&b, ST_EXP);	/* warm up, and the exponents */
+		cb_measure(&b);
+		cb_report(&b, isas[k]);
+	}
+	return 0;
+}
