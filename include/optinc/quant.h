@@ -28,6 +28,30 @@ void optinc_dequantize_sum(const __u8 *src, __u32 n, __s8 e,
 double optinc_quant_step(__s8 e, unsigned int bits);
 
 /*
+ * The same over the consecutive blocks of a buffer or a frame, in one call
+ * (a call per block costs as much as a block's work at memory speed):
+ * block j is x[j * block ...] (min(block, n - j * block) values), its
+ * exponent e[j], its codes at dst + j * block * B/8 (sums: 4 bytes each).
+ * optinc_block_exps() stops at the first block with a value that is not
+ * finite: -ERANGE, its index in *bad (when bad is not NULL). Results are
+ * those of the per-block calls. OPTINC_QUANT_STREAM: y will not be read
+ * soon (a large receive buffer): write it around the caches where the
+ * path can.
+ */
+#define OPTINC_QUANT_STREAM	1u
+
+int optinc_block_exps(const float *x, __u32 n, __u32 block, unsigned int bits,
+		      __s8 *e, __u32 *bad);
+void optinc_quantize_blocks(const float *x, __u32 n, __u32 block,
+			    const __s8 *e, unsigned int bits, __u8 *dst);
+void optinc_dequantize_blocks(const __u8 *src, __u32 n, __u32 block,
+			      const __s8 *e, unsigned int bits, float *y,
+			      unsigned int flags);
+void optinc_dequantize_sum_blocks(const __u8 *src, __u32 n, __u32 block,
+				  const __s8 *e, unsigned int bits, float *y,
+				  unsigned int flags);
+
+/*
  * The calls above run the fastest instruction-set path of this CPU (AVX2,
  * SSE4.1, else the scalar reference), chosen at the first call, or the
  * one named by OPTINC_QUANT_ISA; all give the reference's results bit for

@@ -138,11 +138,63 @@ static int quant_scalar_usable(void)
 	return 1;
 }
 
+static int quant_ref_exps(const float *x, __u32 n, __u32 block,
+			  unsigned int bits, __s8 *e, __u32 *bad)
+{
+	size_t i;
+	__u32 j;
+
+	for (i = 0, j = 0; i < n; i += block, j++)
+		if (optinc_block_exp_ref(x + i, QUANT_MIN(block, n - i), bits, &e[j])) {
+			if (bad)
+				*bad = j;
+			return -ERANGE;
+		}
+	return 0;
+}
+
+static void quant_ref_q(const float *x, __u32 n, __u32 block, const __s8 *e,
+			unsigned int bits, __u8 *dst)
+{
+	size_t i;
+	__u32 j;
+
+	for (i = 0, j = 0; i < n; i += block, j++)
+		optinc_quantize_ref(x + i, QUANT_MIN(block, n - i), e[j], bits,
+				    dst + i * (bits / 8));
+}
+
+static void quant_ref_dq(const __u8 *src, __u32 n, __u32 block,
+			 const __s8 *e, unsigned int bits, float *y,
+			 unsigned int flags)
+{
+	size_t i;
+	__u32 j;
+
+	for (i = 0, j = 0; i < n; i += block, j++)
+		optinc_dequantize_ref(src + i * (bits / 8), QUANT_MIN(block, n - i),
+				      e[j], bits, y + i);
+}
+
+static void quant_ref_dqs(const __u8 *src, __u32 n, __u32 block,
+			  const __s8 *e, unsigned int bits, float *y,
+			  unsigned int flags)
+{
+	size_t i;
+	__u32 j;
+
+	for (i = 0, j = 0; i < n; i += block, j++)
+		optinc_dequantize_sum_ref(src + i * 4, QUANT_MIN(block, n - i),
+					  e[j], bits, y + i);
+}
+
 static const struct quant_isa quant_scalar = {
 	.name = "scalar", .usable = quant_scalar_usable,
 	.block_exp = optinc_block_exp_ref, .quantize = optinc_quantize_ref,
 	.dequantize = optinc_dequantize_ref,
 	.dequantize_sum = optinc_dequantize_sum_ref,
+	.block_exps = quant_ref_exps, .quantize_blocks = quant_ref_q,
+	.dequantize_blocks = quant_ref_dq, .dequantize_sum_blocks = quant_ref_dqs,
 };
 
 /* best first */
@@ -257,4 +309,43 @@ void optinc_dequantize_sum(const __u8 *src, __u32 n, __s8 e,
 		optinc_dequantize_sum_ref(src, n, e, bits, y);
 	else
 		quant_isa()->dequantize_sum(src, n, e, bits, y);
+}
+
+/* The path for a block call: the scalar one for B other than 8 and 16. */
+static inline const struct quant_isa *quant_isa_for(unsigned int bits)
+{
+	return quant_fast_bits(bits) ? quant_isa() : &quant_scalar;
+}
+
+int optinc_block_exps(const float *x, __u32 n, __u32 block, unsigned int bits,
+		      __s8 *e, __u32 *bad)
+{
+	if (!block)
+		return -EINVAL;
+	return quant_isa_for(bits)->block_exps(x, n, block, bits, e, bad);
+}
+
+void optinc_quantize_blocks(const float *x, __u32 n, __u32 block,
+			    const __s8 *e, unsigned int bits, __u8 *dst)
+{
+	if (block)
+		quant_isa_for(bits)->quantize_blocks(x, n, block, e, bits, dst);
+}
+
+void optinc_dequantize_blocks(const __u8 *src, __u32 n, __u32 block,
+			      const __s8 *e, unsigned int bits, float *y,
+			      unsigned int flags)
+{
+	if (block)
+		quant_isa_for(bits)->dequantize_blocks(src, n, block, e, bits,
+							y, flags);
+}
+
+void optinc_dequantize_sum_blocks(const __u8 *src, __u32 n, __u32 block,
+				  const __s8 *e, unsigned int bits, float *y,
+				  unsigned int flags)
+{
+	if (block)
+		quant_isa_for(bits)->dequantize_sum_blocks(src, n, block, e,
+							    bits, y, flags);
 }

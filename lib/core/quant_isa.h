@@ -13,6 +13,7 @@
 #define QUANT_ABS	0x7fffffffu
 #define QUANT_INF	0x7f800000u	/* |x| bits at or above: NaN or inf */
 #define QUANT_MIN_NORMAL 0x00800000u	/* |x| bits below: 0 or subnormal */
+#define QUANT_MIN(a, b)	((__u32)((a) < (b) ? (a) : (b)))
 
 struct quant_isa {
 	const char *name;
@@ -24,6 +25,17 @@ struct quant_isa {
 			   float *y);
 	void (*dequantize_sum)(const __u8 *src, __u32 n, __s8 e,
 			       unsigned int bits, float *y);
+	/* the same over consecutive blocks (include/optinc/quant.h) */
+	int (*block_exps)(const float *x, __u32 n, __u32 block,
+			  unsigned int bits, __s8 *e, __u32 *bad);
+	void (*quantize_blocks)(const float *x, __u32 n, __u32 block,
+				const __s8 *e, unsigned int bits, __u8 *dst);
+	void (*dequantize_blocks)(const __u8 *src, __u32 n, __u32 block,
+				  const __s8 *e, unsigned int bits, float *y,
+				  unsigned int flags);
+	void (*dequantize_sum_blocks)(const __u8 *src, __u32 n, __u32 block,
+				      const __s8 *e, unsigned int bits,
+				      float *y, unsigned int flags);
 };
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -84,5 +96,56 @@ static inline int quant_fast_dq(__s8 e, unsigned int bits)
 {
 	return quant_fast_bits(bits) && e - ((int)bits - 1) >= -126;
 }
+
+/*
+ * The bodies of the block loops, for one path's functions named directly
+ * so that they inline (bits is 8 or 16 here: quant.c checked). Block j
+ * is x[j * block ...], at most block long, with exponent e[j].
+ */
+#define QUANT_EXPS_LOOP(exp_fn) do {					\
+	size_t i;							\
+	__u32 j;							\
+									\
+	for (i = 0, j = 0; i < n; i += block, j++)			\
+		if (exp_fn(x + i, QUANT_MIN(block, n - i),	\
+			   bits, &e[j])) {				\
+			if (bad)					\
+				*bad = j;				\
+			return -ERANGE;					\
+		}							\
+	return 0;							\
+} while (0)
+
+#define QUANT_Q_LOOP(q_fn) do {						\
+	size_t i, esz = bits / 8;					\
+	__u32 j, len;							\
+									\
+	for (i = 0, j = 0; i < n; i += block, j++) {			\
+		len = QUANT_MIN(block, n - i);		\
+		if (quant_fast_q(e[j], bits))				\
+			q_fn(x + i, len, e[j], bits, dst + i * esz);	\
+		else							\
+			optinc_quantize_ref(x + i, len, e[j], bits,	\
+					    dst + i * esz);		\
+	}								\
+} while (0)
+
+/* streaming stores only where y + i is aligned to (align + 1) */
+#define QUANT_DQ_LOOP(dq_fn, esz, align, ref_fn) do {			\
+	int nt = flags & OPTINC_QUANT_STREAM;				\
+	size_t i;							\
+	__u32 j, len;							\
+									\
+	for (i = 0, j = 0; i < n; i += block, j++) {			\
+		len = QUANT_MIN(block, n - i);		\
+		if (quant_fast_dq(e[j], bits))				\
+			dq_fn(src + i * (esz), len, e[j], bits, y + i,	\
+			      nt && !((unsigned long)(y + i) & (align)));	\
+		else							\
+			ref_fn(src + i * (esz), len, e[j], bits, y + i);	\
+	}								\
+	if (nt)								\
+		_mm_sfence();						\
+} while (0)
 
 #endif /* OPTINC_QUANT_ISA_H */

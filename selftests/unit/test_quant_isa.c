@@ -13,6 +13,8 @@
 #include "kselftest_harness.h"
 
 #define QN	1100	/* longest array: a few blocks and a tail */
+/* block j's length in the block tests */
+#define QUANT_LEN	(n - j * bl < bl ? n - j * bl : bl)
 
 static __u32 rnd32(void)
 {
@@ -85,6 +87,8 @@ FIXTURE_VARIANT_ADD(isa, avx2_b8) { .name = "avx2", .bits = 8 };
 FIXTURE_VARIANT_ADD(isa, avx2_b16) { .name = "avx2", .bits = 16 };
 FIXTURE_VARIANT_ADD(isa, sse41_b8) { .name = "sse4.1", .bits = 8 };
 FIXTURE_VARIANT_ADD(isa, sse41_b16) { .name = "sse4.1", .bits = 16 };
+FIXTURE_VARIANT_ADD(isa, scalar_b8) { .name = "scalar", .bits = 8 };
+FIXTURE_VARIANT_ADD(isa, scalar_b16) { .name = "scalar", .bits = 16 };
 
 FIXTURE_SETUP(isa)
 {
@@ -311,6 +315,84 @@ TEST_F(isa, exponent_sees_every_position)
 			self->x[at] = at & 1 ? NAN : -INFINITY;
 			ASSERT_EQ(-ERANGE, exp_same(_metadata, self->x, n, B, &e));
 		}
+	}
+}
+
+static float finite_edge(unsigned int B)
+{
+	float f;
+
+	do
+		f = edge_value(B, rand() % 256 - 128);
+	while (!isfinite(f));
+	return f;
+}
+
+/* an exponent per block: mostly near the data's, some at the extremes */
+static __s8 rnd_exp(void)
+{
+	return (__s8)(rand() % 4 ? rand() % 40 - 30 : rand() % 256 - 128);
+}
+
+/* The block calls equal the per-block reference calls, streaming or not. */
+TEST_F(isa, block_calls_equal_per_block_calls)
+{
+	static float x[8 * QN + 8], y[8 * QN + 8], z[8 * QN + 8];
+	static __u8 a[32 * QN + 8], b[32 * QN + 8];
+	static const __u32 blocks[] = { 256, 1, 7, 8, 33, 64, 100, 255 };
+	unsigned int B = variant->bits, esz = B / 8, t;
+	__s8 e[8 * QN], er[8 * QN];
+	__u32 n, bl, nb, i, j, off, bad;
+
+	ISA_SKIP();
+	for (t = 0; t < 400; t++) {
+		bl = blocks[t % 8];
+		n = (__u32)rand() % (8 * QN);
+		off = t % 3 ? 0 : 1 + (__u32)rand() % 7;	/* aligned or not */
+		nb = (n + bl - 1) / bl;
+		for (j = 0; j < nb; j++) {
+			double scale = ldexp(1.0, rand() % 200 - 130);
+
+			for (i = j * bl; i < n && i < (j + 1) * bl; i++)
+				x[off + i] = rand() % 50 ? (float)(((double)rand() / RAND_MAX * 2 - 1) * scale)
+					     : finite_edge(B);
+		}
+		bad = 12345;
+		ASSERT_EQ(0, optinc_block_exps(x + off, n, bl, B, e, &bad));
+		for (j = 0; j < nb; j++) {
+			ASSERT_EQ(0, optinc_block_exp_ref(x + off + j * bl, QUANT_LEN, B, &er[j]));
+			ASSERT_EQ(er[j], e[j]);
+			if (rand() % 3 == 0)
+				e[j] = rnd_exp();
+		}
+		memset(a, 0x5a, n * esz + 8);
+		memset(b, 0x5a, n * esz + 8);
+		optinc_quantize_blocks(x + off, n, bl, e, B, a + off);
+		for (j = 0; j < nb; j++)
+			optinc_quantize_ref(x + off + j * bl, QUANT_LEN, e[j], B, b + off + j * bl * esz);
+		ASSERT_EQ(0, memcmp(a, b, n * esz + 8)) {
+			TH_LOG("%s B=%u n=%u block=%u", variant->name, B, n, bl);
+		}
+		memset(y, 0x5a, sizeof(y));
+		memset(z, 0x5a, sizeof(z));
+		optinc_dequantize_blocks(a + off, n, bl, e, B, y + off, t & 1 ? OPTINC_QUANT_STREAM : 0);
+		for (j = 0; j < nb; j++)
+			optinc_dequantize_ref(a + off + j * bl * esz, QUANT_LEN, e[j], B, z + off + j * bl);
+		ASSERT_EQ(0, memcmp(y, z, sizeof(y)));
+		for (i = 0; i < 4 * n; i++)
+			a[i] = (__u8)rand();
+		optinc_dequantize_sum_blocks(a + off, n, bl, e, B, y + off, t & 2 ? OPTINC_QUANT_STREAM : 0);
+		for (j = 0; j < nb; j++)
+			optinc_dequantize_sum_ref(a + off + j * bl * 4, QUANT_LEN, e[j], B, z + off + j * bl);
+		ASSERT_EQ(0, memcmp(y, z, sizeof(y)));
+		if (!n)
+			continue;
+		i = (__u32)rand() % n;	/* a value that is not finite stops it */
+		x[off + i] = rand() % 2 ? NAN : -INFINITY;
+		ASSERT_EQ(-ERANGE, optinc_block_exps(x + off, n, bl, B, e, &bad));
+		ASSERT_EQ(i / bl, bad);
+		for (j = 0; j < bad; j++)
+			ASSERT_EQ(er[j], e[j]);
 	}
 }
 
