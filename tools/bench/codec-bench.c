@@ -5,7 +5,8 @@
  * called per block as liboptinc does (and in one call), each repetition
  * timed beside a memcpy of the same floats; medians and spread.
  *
- * optinc-codec-bench [-n ELEMS] [-b 8|16] [-B BLOCK] [-r REPS] [-i ISA]
+ * optinc-codec-bench [-n ELEMS] [-b 8|16] [-B BLOCK] [-F FRAME] [-r REPS]
+ *                    [-i ISA]
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -16,15 +17,15 @@
 #include <optinc/quant.h>
 
 enum { ST_MEMCPY, ST_EXP, ST_Q, ST_DQ, ST_DQSUM, ST_N };
-enum { M_BLOCK, M_ONE, M_N };
+enum { M_BLOCK, M_FRAME, M_STREAM, M_ONE, M_N };
 
 static const char *const cb_stage[ST_N] = {
 	"memcpy", "block_exp", "quantize", "dequantize", "dequantize_sum",
 };
-static const char *const cb_mode[M_N] = { "block", "one" };
+static const char *const cb_mode[M_N] = { "block", "frame", "frame+s", "one" };
 
 struct cb {
-	__u32 n, block, nblocks, bits, reps;
+	__u32 n, block, nblocks, bits, reps, frame;
 	float *x, *y;
 	__u8 *q, *sum;
 	__s8 *e, emax;
@@ -88,6 +89,31 @@ static void cb_blocks(struct cb *b, int st)
 	}
 }
 
+/* the block calls, a frame of b->frame elements at a time */
+static void cb_frames(struct cb *b, int st, unsigned int flags)
+{
+	__u32 f, len, esz = b->bits / 8;
+
+	for (f = 0; f < b->n; f += b->frame) {
+		const __s8 *e = b->e + f / b->block;
+
+		len = b->n - f < b->frame ? b->n - f : b->frame;
+		if (st == ST_EXP && optinc_block_exps(b->x + f, len, b->block, b->bits,
+						      b->e + f / b->block, NULL))
+			abort();
+		else if (st == ST_Q)
+			optinc_quantize_blocks(b->x + f, len, b->block, e, b->bits,
+					       b->q + (size_t)f * esz);
+		else if (st == ST_DQ)
+			optinc_dequantize_blocks(b->q + (size_t)f * esz, len, b->block,
+						 e, b->bits, b->y + f, flags);
+		else if (st == ST_DQSUM)
+			optinc_dequantize_sum_blocks(b->sum + (size_t)f * 4, len,
+						     b->block, e, b->bits, b->y + f,
+						     flags);
+	}
+}
+
 static void cb_one(struct cb *b, int st)
 {
 	__s8 e;
@@ -110,6 +136,8 @@ static double cb_time(struct cb *b, int mode, int st)
 		memcpy(b->y, b->x, (size_t)b->n * 4);
 	else if (mode == M_BLOCK)
 		cb_blocks(b, st);
+	else if (mode == M_FRAME || mode == M_STREAM)
+		cb_frames(b, st, mode == M_STREAM ? OPTINC_QUANT_STREAM : 0);
 	else
 		cb_one(b, st);
 	return cb_now() - t0;
@@ -200,7 +228,7 @@ static int cb_alloc(struct cb *b)
 static void cb_usage(void)
 {
 	fprintf(stderr, "usage: optinc-codec-bench [-n ELEMS] [-b 8|16] [-B BLOCK] "
-		"[-r REPS] [-i scalar|sse4.1|avx2|all]\n");
+		"[-F FRAME] [-r REPS] [-i scalar|sse4.1|avx2|all]\n");
 }
 
 int main(int argc, char **argv)
@@ -212,18 +240,21 @@ int main(int argc, char **argv)
 	unsigned int k;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:b:B:r:i:h")) != -1) {
+	while ((c = getopt(argc, argv, "n:b:B:F:r:i:h")) != -1) {
 		switch (c) {
 		case 'n': b.n = (__u32)strtoul(optarg, NULL, 0); break;
 		case 'b': b.bits = (__u32)atoi(optarg); break;
 		case 'B': b.block = (__u32)atoi(optarg); break;
+		case 'F': b.frame = (__u32)atoi(optarg); break;
 		case 'r': b.reps = (__u32)atoi(optarg); break;
 		case 'i': only = optarg; break;
 		default: cb_usage(); return c == 'h' ? 0 : 2;
 		}
 	}
+	if (!b.frame)	/* a frame's values at MTU 9000, as liboptinc cuts them */
+		b.frame = b.bits == 8 ? 8704 : 4352;
 	if (!b.n || !b.block || (b.bits != 8 && b.bits != 16) || !b.reps ||
-	    b.reps > 64) {
+	    b.reps > 64 || b.frame % b.block) {
 		cb_usage();
 		return 2;
 	}
@@ -238,9 +269,11 @@ int main(int argc, char **argv)
 	printf("# codec-bench: %u float32, %u bits, block %u, %u reps, one core, "
 	       "thread CPU time; load %.2f %.2f %.2f\n", b.n, b.bits, b.block,
 	       b.reps, load[0], load[1], load[2]);
-	printf("# calls: block = one call per block of %u (as liboptinc), one = "
-	       "one call for all; x memcpy = time / memcpy of the %u floats in "
-	       "the same repetition\n", b.block, b.n);
+	printf("# calls: block = one call per block of %u (as liboptinc), frame = "
+	       "the block calls per frame of %u, frame+s = the same with "
+	       "OPTINC_QUANT_STREAM, one = one call for all (one exponent);\n"
+	       "# x memcpy = time / memcpy of the %u floats in the same "
+	       "repetition\n", b.block, b.frame, b.n);
 	printf("#isa    calls  stage           el/s(med)       min       max   "
 	       "ns/el x memcpy(med) [min, max]\n");
 	for (k = 0; k < sizeof(isas) / sizeof(isas[0]); k++) {
