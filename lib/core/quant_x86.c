@@ -4,7 +4,8 @@
  * their instruction set by target attributes, used only where the CPU has
  * it). Results equal the scalar reference's bit for bit: quant_isa.h says
  * when float arithmetic is exact, and quant.c sends other blocks to the
- * reference. Tails shorter than a vector go to the reference too.
+ * reference. Tails shorter than a vector go to the reference too (only
+ * when there is one: the reference's set-up costs a block's work).
  */
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -88,7 +89,8 @@ static void SSE41 sse_quantize(const float *x, __u32 n, __s8 e,
 			a = _mm_packus_epi16(_mm_and_si128(a, lo8), _mm_and_si128(b, lo8));
 			_mm_storeu_si128((__m128i *)(dst + i), _mm_xor_si128(a, _mm_set1_epi8(-128)));
 		}
-		optinc_quantize_ref(x + i, n - i, e, bits, dst + i);
+		if (i < n)
+			optinc_quantize_ref(x + i, n - i, e, bits, dst + i);
 		return;
 	}
 	for (; i + 8 <= n; i += 8) {
@@ -98,7 +100,8 @@ static void SSE41 sse_quantize(const float *x, __u32 n, __s8 e,
 		a = _mm_shuffle_epi8(_mm_xor_si128(a, _mm_set1_epi16(-32768)), bswap);
 		_mm_storeu_si128((__m128i *)(dst + 2 * i), a);
 	}
-	optinc_quantize_ref(x + i, n - i, e, bits, dst + 2 * i);
+	if (i < n)
+		optinc_quantize_ref(x + i, n - i, e, bits, dst + 2 * i);
 }
 
 /* Non-temporal stores where asked for and y is aligned for them. */
@@ -128,7 +131,8 @@ static inline void SSE41 sse_dq(const __u8 *src, __u32 n, __s8 e,
 				sse_store(y + i + 4 * k, _mm_mul_ps(_mm_cvtepi32_ps(q), step), nt);
 			}
 		}
-		optinc_dequantize_ref(src + i, n - i, e, bits, y + i);
+		if (i < n)
+			optinc_dequantize_ref(src + i, n - i, e, bits, y + i);
 		return;
 	}
 	for (; i + 8 <= n; i += 8) {
@@ -139,7 +143,8 @@ static inline void SSE41 sse_dq(const __u8 *src, __u32 n, __s8 e,
 		sse_store(y + i, _mm_mul_ps(_mm_cvtepi32_ps(q0), step), nt);
 		sse_store(y + i + 4, _mm_mul_ps(_mm_cvtepi32_ps(q1), step), nt);
 	}
-	optinc_dequantize_ref(src + 2 * i, n - i, e, bits, y + i);
+	if (i < n)
+		optinc_dequantize_ref(src + 2 * i, n - i, e, bits, y + i);
 }
 
 static void SSE41 sse_dequantize(const __u8 *src, __u32 n, __s8 e,
@@ -164,7 +169,8 @@ static inline void SSE41 sse_dqs(const __u8 *src, __u32 n, __s8 e,
 
 		sse_store(y + i, _mm_mul_ps(_mm_cvtepi32_ps(s), step), nt);
 	}
-	optinc_dequantize_sum_ref(src + 4 * i, n - i, e, bits, y + i);
+	if (i < n)
+		optinc_dequantize_sum_ref(src + 4 * i, n - i, e, bits, y + i);
 }
 
 static void SSE41 sse_dequantize_sum(const __u8 *src, __u32 n, __s8 e,
@@ -273,7 +279,8 @@ static void AVX2 avx_quantize(const float *x, __u32 n, __s8 e,
 			a = _mm256_permutevar8x32_epi32(a, order);
 			_mm256_storeu_si256((__m256i *)(dst + i), _mm256_xor_si256(a, _mm256_set1_epi8(-128)));
 		}
-		sse_quantize(x + i, n - i, e, bits, dst + i);
+		if (i < n)
+			sse_quantize(x + i, n - i, e, bits, dst + i);
 		return;
 	}
 	for (; i + 16 <= n; i += 16) {
@@ -284,7 +291,8 @@ static void AVX2 avx_quantize(const float *x, __u32 n, __s8 e,
 		a = _mm256_shuffle_epi8(_mm256_xor_si256(a, _mm256_set1_epi16(-32768)), bswap);
 		_mm256_storeu_si256((__m256i *)(dst + 2 * i), a);
 	}
-	sse_quantize(x + i, n - i, e, bits, dst + 2 * i);
+	if (i < n)
+		sse_quantize(x + i, n - i, e, bits, dst + 2 * i);
 }
 
 static inline void AVX2 avx_store(float *y, __m256 v, int nt)
@@ -311,7 +319,8 @@ static inline void AVX2 avx_dq(const __u8 *src, __u32 n, __s8 e,
 
 				avx_store(y + i + k, _mm256_mul_ps(_mm256_cvtepi32_ps(q), step), nt);
 			}
-		sse_dq(src + i, n - i, e, bits, y + i, 0);
+		if (i < n)
+			sse_dq(src + i, n - i, e, bits, y + i, 0);
 		return;
 	}
 	for (; i + 16 <= n; i += 16)
@@ -321,7 +330,8 @@ static inline void AVX2 avx_dq(const __u8 *src, __u32 n, __s8 e,
 
 			avx_store(y + i + k, _mm256_mul_ps(_mm256_cvtepi32_ps(q), step), nt);
 		}
-	sse_dq(src + 2 * i, n - i, e, bits, y + i, 0);
+	if (i < n)
+		sse_dq(src + 2 * i, n - i, e, bits, y + i, 0);
 }
 
 static void AVX2 avx_dequantize(const __u8 *src, __u32 n, __s8 e,
@@ -343,7 +353,8 @@ static inline void AVX2 avx_dqs(const __u8 *src, __u32 n, __s8 e,
 
 		avx_store(y + i, _mm256_mul_ps(_mm256_cvtepi32_ps(s), step), nt);
 	}
-	sse_dqs(src + 4 * i, n - i, e, bits, y + i, 0);
+	if (i < n)
+		sse_dqs(src + 4 * i, n - i, e, bits, y + i, 0);
 }
 
 static void AVX2 avx_dequantize_sum(const __u8 *src, __u32 n, __s8 e,
