@@ -55,8 +55,9 @@ void optinc_dequantize_sum_blocks(const __u8 *src, __u32 n, __u32 block,
  * The calls above run the fastest instruction-set path of this CPU (AVX2,
  * SSE4.1, else the scalar reference), chosen at the first call, or the
  * one named by OPTINC_QUANT_ISA; all give the reference's results bit for
- * bit (in the default floating-point environment: round to nearest, no
- * flush-to-zero, as the reference assumes).
+ * bit, so ranks on different CPUs still agree (in the rounding mode the
+ * reference assumes, to nearest; with flush-to-zero or denormals-are-zero
+ * set too, selftests/unit/test_quant_isa.c).
  */
 int optinc_quant_use(const char *name);
 const char *optinc_quant_isa(void);
