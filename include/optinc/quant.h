@@ -34,22 +34,16 @@ double optinc_quant_step(__s8 e, unsigned int bits);
  * exponent e[j], its codes at dst + j * block * B/8 (sums: 4 bytes each).
  * optinc_block_exps() stops at the first block with a value that is not
  * finite: -ERANGE, its index in *bad (when bad is not NULL). Results are
- * those of the per-block calls. OPTINC_QUANT_STREAM: y will not be read
- * soon (a large receive buffer): write it around the caches where the
- * path can.
+ * those of the per-block calls.
  */
-#define OPTINC_QUANT_STREAM	1u
-
 int optinc_block_exps(const float *x, __u32 n, __u32 block, unsigned int bits,
 		      __s8 *e, __u32 *bad);
 void optinc_quantize_blocks(const float *x, __u32 n, __u32 block,
 			    const __s8 *e, unsigned int bits, __u8 *dst);
 void optinc_dequantize_blocks(const __u8 *src, __u32 n, __u32 block,
-			      const __s8 *e, unsigned int bits, float *y,
-			      unsigned int flags);
+			      const __s8 *e, unsigned int bits, float *y);
 void optinc_dequantize_sum_blocks(const __u8 *src, __u32 n, __u32 block,
-				  const __s8 *e, unsigned int bits, float *y,
-				  unsigned int flags);
+				  const __s8 *e, unsigned int bits, float *y);
 
 /*
  * The calls above run the fastest instruction-set path of this CPU (AVX2,

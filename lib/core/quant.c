@@ -165,8 +165,7 @@ static void quant_ref_q(const float *x, __u32 n, __u32 block, const __s8 *e,
 }
 
 static void quant_ref_dq(const __u8 *src, __u32 n, __u32 block,
-			 const __s8 *e, unsigned int bits, float *y,
-			 unsigned int flags)
+			 const __s8 *e, unsigned int bits, float *y)
 {
 	size_t i;
 	__u32 j;
@@ -177,8 +176,7 @@ static void quant_ref_dq(const __u8 *src, __u32 n, __u32 block,
 }
 
 static void quant_ref_dqs(const __u8 *src, __u32 n, __u32 block,
-			  const __s8 *e, unsigned int bits, float *y,
-			  unsigned int flags)
+			  const __s8 *e, unsigned int bits, float *y)
 {
 	size_t i;
 	__u32 j;
@@ -333,19 +331,16 @@ void optinc_quantize_blocks(const float *x, __u32 n, __u32 block,
 }
 
 void optinc_dequantize_blocks(const __u8 *src, __u32 n, __u32 block,
-			      const __s8 *e, unsigned int bits, float *y,
-			      unsigned int flags)
+			      const __s8 *e, unsigned int bits, float *y)
 {
 	if (block)
-		quant_isa_for(bits)->dequantize_blocks(src, n, block, e, bits,
-							y, flags);
+		quant_isa_for(bits)->dequantize_blocks(src, n, block, e, bits, y);
 }
 
 void optinc_dequantize_sum_blocks(const __u8 *src, __u32 n, __u32 block,
-				  const __s8 *e, unsigned int bits, float *y,
-				  unsigned int flags)
+				  const __s8 *e, unsigned int bits, float *y)
 {
 	if (block)
 		quant_isa_for(bits)->dequantize_sum_blocks(src, n, block, e,
-							    bits, y, flags);
+							    bits, y);
 }

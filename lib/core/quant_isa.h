@@ -31,11 +31,10 @@ struct quant_isa {
 	void (*quantize_blocks)(const float *x, __u32 n, __u32 block,
 				const __s8 *e, unsigned int bits, __u8 *dst);
 	void (*dequantize_blocks)(const __u8 *src, __u32 n, __u32 block,
-				  const __s8 *e, unsigned int bits, float *y,
-				  unsigned int flags);
+				  const __s8 *e, unsigned int bits, float *y);
 	void (*dequantize_sum_blocks)(const __u8 *src, __u32 n, __u32 block,
 				      const __s8 *e, unsigned int bits,
-				      float *y, unsigned int flags);
+				      float *y);
 };
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -130,22 +129,17 @@ static inline int quant_fast_dq(__s8 e, unsigned int bits)
 	}								\
 } while (0)
 
-/* streaming stores only where y + i is aligned to (align + 1) */
-#define QUANT_DQ_LOOP(dq_fn, esz, align, ref_fn) do {			\
-	int nt = flags & OPTINC_QUANT_STREAM;				\
+#define QUANT_DQ_LOOP(dq_fn, esz, ref_fn) do {				\
 	size_t i;							\
 	__u32 j, len;							\
 									\
 	for (i = 0, j = 0; i < n; i += block, j++) {			\
 		len = QUANT_MIN(block, n - i);		\
 		if (quant_fast_dq(e[j], bits))				\
-			dq_fn(src + i * (esz), len, e[j], bits, y + i,	\
-			      nt && !((unsigned long)(y + i) & (align)));	\
+			dq_fn(src + i * (esz), len, e[j], bits, y + i);	\
 		else							\
 			ref_fn(src + i * (esz), len, e[j], bits, y + i);	\
 	}								\
-	if (nt)								\
-		_mm_sfence();						\
 } while (0)
 
 #endif /* OPTINC_QUANT_ISA_H */

@@ -118,17 +118,8 @@ static void SSE41 sse_quantize(const float *x, __u32 n, __s8 e,
 		optinc_quantize_ref(x + i, n - i, e, bits, dst + 2 * i);
 }
 
-/* Non-temporal stores where asked for and y is aligned for them. */
-static inline void SSE41 sse_store(float *y, __m128 v, int nt)
-{
-	if (nt)
-		_mm_stream_ps(y, v);
-	else
-		_mm_storeu_ps(y, v);
-}
-
-static inline void SSE41 sse_dq(const __u8 *src, __u32 n, __s8 e,
-				unsigned int bits, float *y, int nt)
+static void SSE41 sse_dequantize(const __u8 *src, __u32 n, __s8 e,
+				 unsigned int bits, float *y)
 {
 	__m128 step = _mm_castsi128_ps(_mm_set1_epi32((int)quant_pow2_bits(e - ((int)bits - 1))));
 	const __m128i bswap = _mm_setr_epi8(1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14);
@@ -142,7 +133,7 @@ static inline void SSE41 sse_dq(const __u8 *src, __u32 n, __s8 e,
 			for (k = 0; k < 4; k++, u = _mm_srli_si128(u, 4)) {
 				__m128i q = _mm_sub_epi32(_mm_cvtepu8_epi32(u), off);
 
-				sse_store(y + i + 4 * k, _mm_mul_ps(_mm_cvtepi32_ps(q), step), nt);
+				_mm_storeu_ps(y + i + 4 * k, _mm_mul_ps(_mm_cvtepi32_ps(q), step));
 			}
 		}
 		if (i < n)
@@ -154,25 +145,19 @@ static inline void SSE41 sse_dq(const __u8 *src, __u32 n, __s8 e,
 		__m128i q0 = _mm_sub_epi32(_mm_cvtepu16_epi32(u), off);
 		__m128i q1 = _mm_sub_epi32(_mm_cvtepu16_epi32(_mm_srli_si128(u, 8)), off);
 
-		sse_store(y + i, _mm_mul_ps(_mm_cvtepi32_ps(q0), step), nt);
-		sse_store(y + i + 4, _mm_mul_ps(_mm_cvtepi32_ps(q1), step), nt);
+		_mm_storeu_ps(y + i, _mm_mul_ps(_mm_cvtepi32_ps(q0), step));
+		_mm_storeu_ps(y + i + 4, _mm_mul_ps(_mm_cvtepi32_ps(q1), step));
 	}
 	if (i < n)
 		optinc_dequantize_ref(src + 2 * i, n - i, e, bits, y + i);
-}
-
-static void SSE41 sse_dequantize(const __u8 *src, __u32 n, __s8 e,
-				 unsigned int bits, float *y)
-{
-	sse_dq(src, n, e, bits, y, 0);
 }
 
 /*
  * A sum s of up to 31 bits converts to float rounded to 24 bits; times a
  * normal power of two that is the reference's float(s * step).
  */
-static inline void SSE41 sse_dqs(const __u8 *src, __u32 n, __s8 e,
-				 unsigned int bits, float *y, int nt)
+static void SSE41 sse_dequantize_sum(const __u8 *src, __u32 n, __s8 e,
+				     unsigned int bits, float *y)
 {
 	__m128 step = _mm_castsi128_ps(_mm_set1_epi32((int)quant_pow2_bits(e - ((int)bits - 1))));
 	const __m128i bswap = _mm_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
@@ -181,16 +166,10 @@ static inline void SSE41 sse_dqs(const __u8 *src, __u32 n, __s8 e,
 	for (; i + 4 <= n; i += 4) {
 		__m128i s = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + 4 * i)), bswap);
 
-		sse_store(y + i, _mm_mul_ps(_mm_cvtepi32_ps(s), step), nt);
+		_mm_storeu_ps(y + i, _mm_mul_ps(_mm_cvtepi32_ps(s), step));
 	}
 	if (i < n)
 		optinc_dequantize_sum_ref(src + 4 * i, n - i, e, bits, y + i);
-}
-
-static void SSE41 sse_dequantize_sum(const __u8 *src, __u32 n, __s8 e,
-				     unsigned int bits, float *y)
-{
-	sse_dqs(src, n, e, bits, y, 0);
 }
 
 static int SSE41 sse_block_exps(const float *x, __u32 n, __u32 block,
@@ -208,18 +187,16 @@ static void SSE41 sse_quantize_blocks(const float *x, __u32 n, __u32 block,
 
 static void SSE41 sse_dequantize_blocks(const __u8 *src, __u32 n,
 					__u32 block, const __s8 *e,
-					unsigned int bits, float *y,
-					unsigned int flags)
+					unsigned int bits, float *y)
 {
-	QUANT_DQ_LOOP(sse_dq, bits / 8, 15, optinc_dequantize_ref);
+	QUANT_DQ_LOOP(sse_dequantize, bits / 8, optinc_dequantize_ref);
 }
 
 static void SSE41 sse_dequantize_sum_blocks(const __u8 *src, __u32 n,
 					    __u32 block, const __s8 *e,
-					    unsigned int bits, float *y,
-					    unsigned int flags)
+					    unsigned int bits, float *y)
 {
-	QUANT_DQ_LOOP(sse_dqs, 4, 15, optinc_dequantize_sum_ref);
+	QUANT_DQ_LOOP(sse_dequantize_sum, 4, optinc_dequantize_sum_ref);
 }
 
 static int sse_usable(void)
@@ -314,16 +291,8 @@ static void AVX2 avx_quantize(const float *x, __u32 n, __s8 e,
 		sse_quantize(x + i, n - i, e, bits, dst + 2 * i);
 }
 
-static inline void AVX2 avx_store(float *y, __m256 v, int nt)
-{
-	if (nt)
-		_mm256_stream_ps(y, v);
-	else
-		_mm256_storeu_ps(y, v);
-}
-
-static inline void AVX2 avx_dq(const __u8 *src, __u32 n, __s8 e,
-			       unsigned int bits, float *y, int nt)
+static void AVX2 avx_dequantize(const __u8 *src, __u32 n, __s8 e,
+				unsigned int bits, float *y)
 {
 	__m256 step = _mm256_castsi256_ps(_mm256_set1_epi32((int)quant_pow2_bits(e - ((int)bits - 1))));
 	const __m128i bswap = _mm_setr_epi8(1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14);
@@ -336,10 +305,10 @@ static inline void AVX2 avx_dq(const __u8 *src, __u32 n, __s8 e,
 				__m128i u = _mm_loadl_epi64((const __m128i *)(src + i + k));
 				__m256i q = _mm256_sub_epi32(_mm256_cvtepu8_epi32(u), off);
 
-				avx_store(y + i + k, _mm256_mul_ps(_mm256_cvtepi32_ps(q), step), nt);
+				_mm256_storeu_ps(y + i + k, _mm256_mul_ps(_mm256_cvtepi32_ps(q), step));
 			}
 		if (i < n)
-			sse_dq(src + i, n - i, e, bits, y + i, 0);
+			sse_dequantize(src + i, n - i, e, bits, y + i);
 		return;
 	}
 	for (; i + 16 <= n; i += 16)
@@ -347,20 +316,14 @@ static inline void AVX2 avx_dq(const __u8 *src, __u32 n, __s8 e,
 			__m128i u = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(src + 2 * (i + k))), bswap);
 			__m256i q = _mm256_sub_epi32(_mm256_cvtepu16_epi32(u), off);
 
-			avx_store(y + i + k, _mm256_mul_ps(_mm256_cvtepi32_ps(q), step), nt);
+			_mm256_storeu_ps(y + i + k, _mm256_mul_ps(_mm256_cvtepi32_ps(q), step));
 		}
 	if (i < n)
-		sse_dq(src + 2 * i, n - i, e, bits, y + i, 0);
+		sse_dequantize(src + 2 * i, n - i, e, bits, y + i);
 }
 
-static void AVX2 avx_dequantize(const __u8 *src, __u32 n, __s8 e,
-				unsigned int bits, float *y)
-{
-	avx_dq(src, n, e, bits, y, 0);
-}
-
-static inline void AVX2 avx_dqs(const __u8 *src, __u32 n, __s8 e,
-				unsigned int bits, float *y, int nt)
+static void AVX2 avx_dequantize_sum(const __u8 *src, __u32 n, __s8 e,
+				    unsigned int bits, float *y)
 {
 	__m256 step = _mm256_castsi256_ps(_mm256_set1_epi32((int)quant_pow2_bits(e - ((int)bits - 1))));
 	const __m256i bswap = _mm256_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12,
@@ -370,16 +333,10 @@ static inline void AVX2 avx_dqs(const __u8 *src, __u32 n, __s8 e,
 	for (; i + 8 <= n; i += 8) {
 		__m256i s = _mm256_shuffle_epi8(avx_load(src + 4 * i), bswap);
 
-		avx_store(y + i, _mm256_mul_ps(_mm256_cvtepi32_ps(s), step), nt);
+		_mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_cvtepi32_ps(s), step));
 	}
 	if (i < n)
-		sse_dqs(src + 4 * i, n - i, e, bits, y + i, 0);
-}
-
-static void AVX2 avx_dequantize_sum(const __u8 *src, __u32 n, __s8 e,
-				    unsigned int bits, float *y)
-{
-	avx_dqs(src, n, e, bits, y, 0);
+		sse_dequantize_sum(src + 4 * i, n - i, e, bits, y + i);
 }
 
 static int AVX2 avx_block_exps(const float *x, __u32 n, __u32 block,
@@ -397,18 +354,16 @@ static void AVX2 avx_quantize_blocks(const float *x, __u32 n, __u32 block,
 
 static void AVX2 avx_dequantize_blocks(const __u8 *src, __u32 n,
 				       __u32 block, const __s8 *e,
-				       unsigned int bits, float *y,
-				       unsigned int flags)
+				       unsigned int bits, float *y)
 {
-	QUANT_DQ_LOOP(avx_dq, bits / 8, 31, optinc_dequantize_ref);
+	QUANT_DQ_LOOP(avx_dequantize, bits / 8, optinc_dequantize_ref);
 }
 
 static void AVX2 avx_dequantize_sum_blocks(const __u8 *src, __u32 n,
 					   __u32 block, const __s8 *e,
-					   unsigned int bits, float *y,
-					   unsigned int flags)
+					   unsigned int bits, float *y)
 {
-	QUANT_DQ_LOOP(avx_dqs, 4, 31, optinc_dequantize_sum_ref);
+	QUANT_DQ_LOOP(avx_dequantize_sum, 4, optinc_dequantize_sum_ref);
 }
 
 static int avx_usable(void)

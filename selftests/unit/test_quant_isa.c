@@ -334,7 +334,7 @@ static __s8 rnd_exp(void)
 	return (__s8)(rand() % 4 ? rand() % 40 - 30 : rand() % 256 - 128);
 }
 
-/* The block calls equal the per-block reference calls, streaming or not. */
+/* The block calls equal the per-block reference calls. */
 TEST_F(isa, block_calls_equal_per_block_calls)
 {
 	static float x[8 * QN + 8], y[8 * QN + 8], z[8 * QN + 8];
@@ -375,13 +375,13 @@ TEST_F(isa, block_calls_equal_per_block_calls)
 		}
 		memset(y, 0x5a, sizeof(y));
 		memset(z, 0x5a, sizeof(z));
-		optinc_dequantize_blocks(a + off, n, bl, e, B, y + off, t & 1 ? OPTINC_QUANT_STREAM : 0);
+		optinc_dequantize_blocks(a + off, n, bl, e, B, y + off);
 		for (j = 0; j < nb; j++)
 			optinc_dequantize_ref(a + off + j * bl * esz, QUANT_LEN, e[j], B, z + off + j * bl);
 		ASSERT_EQ(0, memcmp(y, z, sizeof(y)));
 		for (i = 0; i < 4 * n; i++)
 			a[i] = (__u8)rand();
-		optinc_dequantize_sum_blocks(a + off, n, bl, e, B, y + off, t & 2 ? OPTINC_QUANT_STREAM : 0);
+		optinc_dequantize_sum_blocks(a + off, n, bl, e, B, y + off);
 		for (j = 0; j < nb; j++)
 			optinc_dequantize_sum_ref(a + off + j * bl * 4, QUANT_LEN, e[j], B, z + off + j * bl);
 		ASSERT_EQ(0, memcmp(y, z, sizeof(y)));

@@ -17,12 +17,12 @@
 #include <optinc/quant.h>
 
 enum { ST_MEMCPY, ST_EXP, ST_Q, ST_DQ, ST_DQSUM, ST_N };
-enum { M_BLOCK, M_FRAME, M_STREAM, M_ONE, M_N };
+enum { M_BLOCK, M_FRAME, M_ONE, M_N };
 
 static const char *const cb_stage[ST_N] = {
 	"memcpy", "block_exp", "quantize", "dequantize", "dequantize_sum",
 };
-static const char *const cb_mode[M_N] = { "block", "frame", "frame+s", "one" };
+static const char *const cb_mode[M_N] = { "block", "frame", "one" };
 
 struct cb {
 	__u32 n, block, nblocks, bits, reps, frame;
@@ -90,7 +90,7 @@ static void cb_blocks(struct cb *b, int st)
 }
 
 /* the block calls, a frame of b->frame elements at a time */
-static void cb_frames(struct cb *b, int st, unsigned int flags)
+static void cb_frames(struct cb *b, int st)
 {
 	__u32 f, len, esz = b->bits / 8;
 
@@ -106,11 +106,10 @@ static void cb_frames(struct cb *b, int st, unsigned int flags)
 					       b->q + (size_t)f * esz);
 		else if (st == ST_DQ)
 			optinc_dequantize_blocks(b->q + (size_t)f * esz, len, b->block,
-						 e, b->bits, b->y + f, flags);
+						 e, b->bits, b->y + f);
 		else if (st == ST_DQSUM)
 			optinc_dequantize_sum_blocks(b->sum + (size_t)f * 4, len,
-						     b->block, e, b->bits, b->y + f,
-						     flags);
+						     b->block, e, b->bits, b->y + f);
 	}
 }
 
@@ -136,8 +135,8 @@ static double cb_time(struct cb *b, int mode, int st)
 		memcpy(b->y, b->x, (size_t)b->n * 4);
 	else if (mode == M_BLOCK)
 		cb_blocks(b, st);
-	else if (mode == M_FRAME || mode == M_STREAM)
-		cb_frames(b, st, mode == M_STREAM ? OPTINC_QUANT_STREAM : 0);
+	else if (mode == M_FRAME)
+		cb_frames(b, st);
 	else
 		cb_one(b, st);
 	return cb_now() - t0;
@@ -270,8 +269,8 @@ int main(int argc, char **argv)
 	       "thread CPU time; load %.2f %.2f %.2f\n", b.n, b.bits, b.block,
 	       b.reps, load[0], load[1], load[2]);
 	printf("# calls: block = one call per block of %u (as liboptinc), frame = "
-	       "the block calls per frame of %u, frame+s = the same with "
-	       "OPTINC_QUANT_STREAM, one = one call for all (one exponent);\n"
+	       "the block calls per frame of %u, one = one call for all (one "
+	       "exponent);\n"
 	       "# x memcpy = time / memcpy of the %u floats in the same "
 	       "repetition\n", b.block, b.frame, b.n);
 	printf("#isa    calls  stage           el/s(med)       min       max   "
