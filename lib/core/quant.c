@@ -200,6 +200,9 @@ static const struct quant_isa *const quant_isas[] = {
 #if defined(__x86_64__) || defined(__i386__)
 	&optinc_quant_avx2, &optinc_quant_sse41,
 #endif
+#if FLT_EVAL_METHOD == 0
+	&optinc_quant_portable,
+#endif
 	&quant_scalar,
 };
 
@@ -234,7 +237,8 @@ static inline const struct quant_isa *quant_isa(void)
 
 /**
  * optinc_quant_use() - choose the codec's instruction-set path
- * @name: "avx2", "sse4.1", "scalar" (the reference), or NULL for the best
+ * @name: "avx2", "sse4.1", "portable" (C floats, vectorized by the
+ *        compiler), "scalar" (the reference), or NULL for the best
  *
  * For tests and benchmarks: every path gives the same results. Not to be
  * called while another thread is in the codec.

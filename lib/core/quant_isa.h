@@ -7,6 +7,7 @@
 #ifndef OPTINC_QUANT_ISA_H
 #define OPTINC_QUANT_ISA_H
 
+#include <float.h>
 #include <optinc/quant.h>
 #include "compat.h"
 
@@ -39,6 +40,9 @@ struct quant_isa {
 
 #if defined(__x86_64__) || defined(__i386__)
 extern const struct quant_isa optinc_quant_avx2, optinc_quant_sse41;
+#endif
+#if FLT_EVAL_METHOD == 0	/* quant_port.c */
+extern const struct quant_isa optinc_quant_portable;
 #endif
 
 /* The reference's exponent of a block from the bits of max|x| (frexp). */

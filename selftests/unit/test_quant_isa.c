@@ -87,6 +87,8 @@ FIXTURE_VARIANT_ADD(isa, avx2_b8) { .name = "avx2", .bits = 8 };
 FIXTURE_VARIANT_ADD(isa, avx2_b16) { .name = "avx2", .bits = 16 };
 FIXTURE_VARIANT_ADD(isa, sse41_b8) { .name = "sse4.1", .bits = 8 };
 FIXTURE_VARIANT_ADD(isa, sse41_b16) { .name = "sse4.1", .bits = 16 };
+FIXTURE_VARIANT_ADD(isa, portable_b8) { .name = "portable", .bits = 8 };
+FIXTURE_VARIANT_ADD(isa, portable_b16) { .name = "portable", .bits = 16 };
 FIXTURE_VARIANT_ADD(isa, scalar_b8) { .name = "scalar", .bits = 8 };
 FIXTURE_VARIANT_ADD(isa, scalar_b16) { .name = "scalar", .bits = 16 };
 

@@ -227,12 +227,12 @@ static int cb_alloc(struct cb *b)
 static void cb_usage(void)
 {
 	fprintf(stderr, "usage: optinc-codec-bench [-n ELEMS] [-b 8|16] [-B BLOCK] "
-		"[-F FRAME] [-r REPS] [-i scalar|sse4.1|avx2|all]\n");
+		"[-F FRAME] [-r REPS] [-i scalar|portable|sse4.1|avx2|all]\n");
 }
 
 int main(int argc, char **argv)
 {
-	static const char *const isas[] = { "scalar", "sse4.1", "avx2" };
+	static const char *const isas[] = { "scalar", "portable", "sse4.1", "avx2" };
 	struct cb b = { .n = 16u << 20, .block = 256, .bits = 8, .reps = 7 };
 	const char *only = "all";
 	double load[3] = { 0 };
