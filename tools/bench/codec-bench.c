@@ -174,6 +174,25 @@ static void cb_measure(struct cb *b)
 	}
 }
 
+/* The line-rate goals (issue 14), for the calls liboptinc makes. */
+static void cb_goals(struct cb *b, const char *isa)
+{
+	double v[64], q[3], r3[3];
+	unsigned int r;
+
+	for (r = 0; r < b->reps; r++)
+		v[r] = b->n / CB_T(b, r, M_BLOCK, ST_Q);
+	cb_stats(v, b->reps, q);
+	for (r = 0; r < b->reps; r++)
+		v[r] = (CB_T(b, r, M_BLOCK, ST_EXP) + CB_T(b, r, M_BLOCK, ST_Q) +
+			CB_T(b, r, M_BLOCK, ST_DQ)) / CB_T(b, r, M_BLOCK, ST_MEMCPY);
+	cb_stats(v, b->reps, r3);
+	printf("# goal %s: exp+quantize+dequantize <= 2 x memcpy: %.3f [%.3f, %.3f] %s; "
+	       "quantize >= 4e9 el/s: %.3e [%.3e, %.3e] %s\n", isa, r3[0], r3[1],
+	       r3[2], r3[0] <= 2 ? "met" : "NOT met", q[0], q[1], q[2],
+	       q[0] >= 4e9 ? "met" : "NOT met");
+}
+
 static void cb_report(struct cb *b, const char *isa)
 {
 	double v[64], st[3], rt[3];
@@ -285,6 +304,7 @@ int main(int argc, char **argv)
 		cb_blocks(&b, ST_EXP);	/* warm up, and the exponents */
 		cb_measure(&b);
 		cb_report(&b, isas[k]);
+		cb_goals(&b, isas[k]);
 	}
 	return 0;
 }
