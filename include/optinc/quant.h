@@ -47,8 +47,9 @@ void optinc_dequantize_sum_blocks(const __u8 *src, __u32 n, __u32 block,
 
 /*
  * The calls above run the fastest instruction-set path of this CPU (AVX2,
- * SSE4.1, else the scalar reference), chosen at the first call, or the
- * one named by OPTINC_QUANT_ISA; all give the reference's results bit for
+ * SSE4.1, portable C, the scalar reference), chosen at the first call, or
+ * the one OPTINC_QUANT_ISA names ("avx2", "sse4.1", "portable", "scalar";
+ * an unknown or unusable name gives the fastest); all give the reference's results bit for
  * bit, so ranks on different CPUs still agree (in the rounding mode the
  * reference assumes, to nearest; with flush-to-zero or denormals-are-zero
  * set too, selftests/unit/test_quant_isa.c).
