@@ -29,7 +29,7 @@ double optinc_quant_step(__s8 e, unsigned int bits);
 
 /*
  * The same over the consecutive blocks of a buffer or a frame, in one call
- * (a call per block costs as much as a block's work at memory speed):
+ * instead of one per block (Documentation/bench.md measures what it saves):
  * block j is x[j * block ...] (min(block, n - j * block) values), its
  * exponent e[j], its codes at dst + j * block * B/8 (sums: 4 bytes each).
  * optinc_block_exps() stops at the first block with a value that is not
@@ -49,10 +49,10 @@ void optinc_dequantize_sum_blocks(const __u8 *src, __u32 n, __u32 block,
  * The calls above run the fastest instruction-set path of this CPU (AVX2,
  * SSE4.1, portable C, the scalar reference), chosen at the first call, or
  * the one OPTINC_QUANT_ISA names ("avx2", "sse4.1", "portable", "scalar";
- * an unknown or unusable name gives the fastest); all give the reference's results bit for
- * bit, so ranks on different CPUs still agree (in the rounding mode the
- * reference assumes, to nearest; with flush-to-zero or denormals-are-zero
- * set too, selftests/unit/test_quant_isa.c).
+ * an unknown or unusable name gives the fastest); all give the reference's
+ * results bit for bit, so ranks on different CPUs still agree (in the
+ * rounding mode the reference assumes, to nearest; with flush-to-zero or
+ * denormals-are-zero set too: selftests/unit/test_quant_isa.c).
  */
 int optinc_quant_use(const char *name);
 const char *optinc_quant_isa(void);
