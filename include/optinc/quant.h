@@ -40,6 +40,23 @@ int optinc_block_exps(const float *x, __u32 n, __u32 block, unsigned int bits,
 		      __s8 *e, __u32 *bad);
 void optinc_quantize_blocks(const float *x, __u32 n, __u32 block,
 			    const __s8 *e, unsigned int bits, __u8 *dst);
+
+/*
+ * Exponent and quantize fused, where the protocol lets them be: the codes
+ * of a block at its own exponent are those it will send whenever the
+ * agreed exponent (op MAX) is that one. optinc_block_exps_codes() is
+ * optinc_block_exps() that also quantizes each block at e[j] into codes
+ * (n * B/8 bytes), while the block is in the cache;
+ * optinc_quantize_blocks_from() is optinc_quantize_blocks() at the
+ * agreed e[] that copies codes for the blocks where e[j] == own[j] and
+ * quantizes x only for the others.
+ */
+int optinc_block_exps_codes(const float *x, __u32 n, __u32 block,
+			    unsigned int bits, __s8 *e, __u8 *codes, __u32 *bad);
+void optinc_quantize_blocks_from(const float *x, __u32 n, __u32 block,
+				 const __s8 *e, const __s8 *own,
+				 const __u8 *codes, unsigned int bits,
+				 __u8 *dst);
 void optinc_dequantize_blocks(const __u8 *src, __u32 n, __u32 block,
 			      const __s8 *e, unsigned int bits, float *y);
 void optinc_dequantize_sum_blocks(const __u8 *src, __u32 n, __u32 block,

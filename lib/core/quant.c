@@ -153,6 +153,25 @@ static int quant_ref_exps(const float *x, __u32 n, __u32 block,
 	return 0;
 }
 
+static int quant_ref_exps_codes(const float *x, __u32 n, __u32 block,
+				unsigned int bits, __s8 *e, __u8 *codes,
+				__u32 *bad)
+{
+	size_t i;
+	__u32 j;
+
+	for (i = 0, j = 0; i < n; i += block, j++) {
+		if (optinc_block_exp_ref(x + i, QUANT_MIN(block, n - i), bits, &e[j])) {
+			if (bad)
+				*bad = j;
+			return -ERANGE;
+		}
+		optinc_quantize_ref(x + i, QUANT_MIN(block, n - i), e[j], bits,
+				    codes + i * (bits / 8));
+	}
+	return 0;
+}
+
 static void quant_ref_q(const float *x, __u32 n, __u32 block, const __s8 *e,
 			unsigned int bits, __u8 *dst)
 {
@@ -191,7 +210,8 @@ static const struct quant_isa quant_scalar = {
 	.block_exp = optinc_block_exp_ref, .quantize = optinc_quantize_ref,
 	.dequantize = optinc_dequantize_ref,
 	.dequantize_sum = optinc_dequantize_sum_ref,
-	.block_exps = quant_ref_exps, .quantize_blocks = quant_ref_q,
+	.block_exps = quant_ref_exps, .block_exps_codes = quant_ref_exps_codes,
+	.quantize_blocks = quant_ref_q,
 	.dequantize_blocks = quant_ref_dq, .dequantize_sum_blocks = quant_ref_dqs,
 };
 
@@ -347,4 +367,30 @@ void optinc_dequantize_sum_blocks(const __u8 *src, __u32 n, __u32 block,
 	if (block)
 		quant_isa_for(bits)->dequantize_sum_blocks(src, n, block, e,
 							    bits, y);
+}
+
+int optinc_block_exps_codes(const float *x, __u32 n, __u32 block,
+			    unsigned int bits, __s8 *e, __u8 *codes, __u32 *bad)
+{
+	if (!block)
+		return -EINVAL;
+	return quant_isa_for(bits)->block_exps_codes(x, n, block, bits, e,
+						      codes, bad);
+}
+
+void optinc_quantize_blocks_from(const float *x, __u32 n, __u32 block,
+				 const __s8 *e, const __s8 *own,
+				 const __u8 *codes, unsigned int bits,
+				 __u8 *dst)
+{
+	size_t i, esz = bits / 8;
+	__u32 j, len;
+
+	for (i = 0, j = 0; block && i < n; i += block, j++) {
+		len = QUANT_MIN(block, n - i);
+		if (e[j] == own[j])
+			memcpy(dst + i * esz, codes + i * esz, len * esz);
+		else
+			optinc_quantize(x + i, len, e[j], bits, dst + i * esz);
+	}
 }

@@ -29,6 +29,9 @@ struct quant_isa {
 	/* the same over consecutive blocks (include/optinc/quant.h) */
 	int (*block_exps)(const float *x, __u32 n, __u32 block,
 			  unsigned int bits, __s8 *e, __u32 *bad);
+	int (*block_exps_codes)(const float *x, __u32 n, __u32 block,
+				unsigned int bits, __s8 *e, __u8 *codes,
+				__u32 *bad);
 	void (*quantize_blocks)(const float *x, __u32 n, __u32 block,
 				const __s8 *e, unsigned int bits, __u8 *dst);
 	void (*dequantize_blocks)(const __u8 *src, __u32 n, __u32 block,
@@ -116,6 +119,27 @@ static inline int quant_fast_dq(__s8 e, unsigned int bits)
 				*bad = j;				\
 			return -ERANGE;					\
 		}							\
+	return 0;							\
+} while (0)
+
+/* the same, each block then quantized at its own exponent while in L1 */
+#define QUANT_EXPS_CODES_LOOP(exp_fn, q_fn) do {			\
+	size_t i, esz = bits / 8;					\
+	__u32 j, len;							\
+									\
+	for (i = 0, j = 0; i < n; i += block, j++) {			\
+		len = QUANT_MIN(block, n - i);				\
+		if (exp_fn(x + i, len, bits, &e[j])) {			\
+			if (bad)					\
+				*bad = j;				\
+			return -ERANGE;					\
+		}							\
+		if (quant_fast_q(e[j], bits))				\
+			q_fn(x + i, len, e[j], bits, codes + i * esz);	\
+		else							\
+			optinc_quantize_ref(x + i, len, e[j], bits,	\
+					    codes + i * esz);		\
+	}								\
 	return 0;							\
 } while (0)
 

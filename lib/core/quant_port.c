@@ -101,6 +101,13 @@ static int port_block_exps(const float *x, __u32 n, __u32 block,
 	QUANT_EXPS_LOOP(port_block_exp);
 }
 
+static int port_block_exps_codes(const float *x, __u32 n, __u32 block,
+				 unsigned int bits, __s8 *e, __u8 *codes,
+				 __u32 *bad)
+{
+	QUANT_EXPS_CODES_LOOP(port_block_exp, port_quantize);
+}
+
 static void port_quantize_blocks(const float *x, __u32 n, __u32 block,
 				 const __s8 *e, unsigned int bits, __u8 *dst)
 {
@@ -129,7 +136,8 @@ const struct quant_isa optinc_quant_portable = {
 	.name = "portable", .usable = port_usable,
 	.block_exp = port_block_exp, .quantize = port_quantize,
 	.dequantize = port_dequantize, .dequantize_sum = port_dequantize_sum,
-	.block_exps = port_block_exps, .quantize_blocks = port_quantize_blocks,
+	.block_exps = port_block_exps, .block_exps_codes = port_block_exps_codes,
+	.quantize_blocks = port_quantize_blocks,
 	.dequantize_blocks = port_dequantize_blocks,
 	.dequantize_sum_blocks = port_dequantize_sum_blocks,
 };

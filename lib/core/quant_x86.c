@@ -178,6 +178,13 @@ static int SSE41 sse_block_exps(const float *x, __u32 n, __u32 block,
 	QUANT_EXPS_LOOP(sse_block_exp);
 }
 
+static int SSE41 sse_block_exps_codes(const float *x, __u32 n, __u32 block,
+				      unsigned int bits, __s8 *e, __u8 *codes,
+				      __u32 *bad)
+{
+	QUANT_EXPS_CODES_LOOP(sse_block_exp, sse_quantize);
+}
+
 static void SSE41 sse_quantize_blocks(const float *x, __u32 n, __u32 block,
 				      const __s8 *e, unsigned int bits,
 				      __u8 *dst)
@@ -209,7 +216,8 @@ const struct quant_isa optinc_quant_sse41 = {
 	.name = "sse4.1", .usable = sse_usable,
 	.block_exp = sse_block_exp, .quantize = sse_quantize,
 	.dequantize = sse_dequantize, .dequantize_sum = sse_dequantize_sum,
-	.block_exps = sse_block_exps, .quantize_blocks = sse_quantize_blocks,
+	.block_exps = sse_block_exps, .block_exps_codes = sse_block_exps_codes,
+	.quantize_blocks = sse_quantize_blocks,
 	.dequantize_blocks = sse_dequantize_blocks,
 	.dequantize_sum_blocks = sse_dequantize_sum_blocks,
 };
@@ -345,6 +353,13 @@ static int AVX2 avx_block_exps(const float *x, __u32 n, __u32 block,
 	QUANT_EXPS_LOOP(avx_block_exp);
 }
 
+static int AVX2 avx_block_exps_codes(const float *x, __u32 n, __u32 block,
+				     unsigned int bits, __s8 *e, __u8 *codes,
+				     __u32 *bad)
+{
+	QUANT_EXPS_CODES_LOOP(avx_block_exp, avx_quantize);
+}
+
 static void AVX2 avx_quantize_blocks(const float *x, __u32 n, __u32 block,
 				     const __s8 *e, unsigned int bits,
 				     __u8 *dst)
@@ -376,7 +391,8 @@ const struct quant_isa optinc_quant_avx2 = {
 	.name = "avx2", .usable = avx_usable,
 	.block_exp = avx_block_exp, .quantize = avx_quantize,
 	.dequantize = avx_dequantize, .dequantize_sum = avx_dequantize_sum,
-	.block_exps = avx_block_exps, .quantize_blocks = avx_quantize_blocks,
+	.block_exps = avx_block_exps, .block_exps_codes = avx_block_exps_codes,
+	.quantize_blocks = avx_quantize_blocks,
 	.dequantize_blocks = avx_dequantize_blocks,
 	.dequantize_sum_blocks = avx_dequantize_sum_blocks,
 };

@@ -336,14 +336,14 @@ static __s8 rnd_exp(void)
 	return (__s8)(rand() % 4 ? rand() % 40 - 30 : rand() % 256 - 128);
 }
 
-/* The block calls equal the per-block reference calls. */
+/* The block calls, fused ones too, equal the per-block reference calls. */
 TEST_F(isa, block_calls_equal_per_block_calls)
 {
 	static float x[8 * QN + 8], y[8 * QN + 8], z[8 * QN + 8];
-	static __u8 a[32 * QN + 8], b[32 * QN + 8];
+	static __u8 a[32 * QN + 8], b[32 * QN + 8], codes[32 * QN + 8];
 	static const __u32 blocks[] = { 256, 1, 7, 8, 33, 64, 100, 255 };
 	unsigned int B = variant->bits, esz = B / 8, t;
-	__s8 e[8 * QN], er[8 * QN];
+	__s8 e[8 * QN], er[8 * QN], own[8 * QN];
 	__u32 n, bl, nb, i, j, off, bad;
 
 	ISA_SKIP();
@@ -361,12 +361,25 @@ TEST_F(isa, block_calls_equal_per_block_calls)
 		}
 		bad = 12345;
 		ASSERT_EQ(0, optinc_block_exps(x + off, n, bl, B, e, &bad));
+		memset(a, 0x5a, n * esz + 8);
+		memset(b, 0x5a, n * esz + 8);
+		ASSERT_EQ(0, optinc_block_exps_codes(x + off, n, bl, B, own, a + off, &bad));
 		for (j = 0; j < nb; j++) {
 			ASSERT_EQ(0, optinc_block_exp_ref(x + off + j * bl, QUANT_LEN, B, &er[j]));
 			ASSERT_EQ(er[j], e[j]);
-			if (rand() % 3 == 0)
-				e[j] = rnd_exp();
+			ASSERT_EQ(er[j], own[j]);
+			optinc_quantize_ref(x + off + j * bl, QUANT_LEN, e[j], B, b + off + j * bl * esz);
+			if (rand() % 3 == 0)	/* another rank's larger exponent */
+				e[j] = rand() % 2 ? (__s8)(e[j] + (e[j] < 127)) : rnd_exp();
 		}
+		ASSERT_EQ(0, memcmp(a, b, n * esz + 8));	/* codes at the own exponent */
+		memcpy(codes, a, n * esz + 8);
+		memset(a, 0x5a, n * esz + 8);
+		memset(b, 0x5a, n * esz + 8);
+		optinc_quantize_blocks_from(x + off, n, bl, e, own, codes + off, B, a + off);
+		for (j = 0; j < nb; j++)
+			optinc_quantize_ref(x + off + j * bl, QUANT_LEN, e[j], B, b + off + j * bl * esz);
+		ASSERT_EQ(0, memcmp(a, b, n * esz + 8));
 		memset(a, 0x5a, n * esz + 8);
 		memset(b, 0x5a, n * esz + 8);
 		optinc_quantize_blocks(x + off, n, bl, e, B, a + off);
@@ -392,6 +405,8 @@ TEST_F(isa, block_calls_equal_per_block_calls)
 		i = (__u32)rand() % n;	/* a value that is not finite stops it */
 		x[off + i] = rand() % 2 ? NAN : -INFINITY;
 		ASSERT_EQ(-ERANGE, optinc_block_exps(x + off, n, bl, B, e, &bad));
+		ASSERT_EQ(i / bl, bad);
+		ASSERT_EQ(-ERANGE, optinc_block_exps_codes(x + off, n, bl, B, own, codes, &bad));
 		ASSERT_EQ(i / bl, bad);
 		for (j = 0; j < bad; j++)
 			ASSERT_EQ(er[j], e[j]);
