@@ -336,80 +336,128 @@ static __s8 rnd_exp(void)
 	return (__s8)(rand() % 4 ? rand() % 40 - 30 : rand() % 256 - 128);
 }
 
-/* The block calls, fused ones too, equal the per-block reference calls. */
-TEST_F(isa, block_calls_equal_per_block_calls)
-{
-	static float x[8 * QN + 8], y[8 * QN + 8], z[8 * QN + 8];
-	static __u8 a[32 * QN + 8], b[32 * QN + 8], codes[32 * QN + 8];
-	static const __u32 blocks[] = { 256, 1, 7, 8, 33, 64, 100, 255 };
-	unsigned int B = variant->bits, esz = B / 8, t;
+/* Block calls: up to 8 QN values in blocks of bl, starting unaligned. */
+struct blk {
+	float x[8 * QN + 8], y[8 * QN + 8], z[8 * QN + 8];
+	__u8 a[32 * QN + 8], b[32 * QN + 8], codes[32 * QN + 8];
 	__s8 e[8 * QN], er[8 * QN], own[8 * QN];
-	__u32 n, bl, nb, i, j, off, bad;
+	__u32 n, bl, nb, off;
+};
+
+static void blk_fill(struct blk *k, unsigned int t, unsigned int B)
+{
+	static const __u32 blocks[] = { 256, 1, 7, 8, 33, 64, 100, 255 };
+	__u32 i, j;
+
+	k->bl = blocks[t % 8];
+	k->n = (__u32)rand() % (8 * QN);
+	k->off = t % 3 ? 0 : 1 + (__u32)rand() % 7;	/* aligned or not */
+	k->nb = (k->n + k->bl - 1) / k->bl;
+	for (j = 0; j < k->nb; j++) {
+		double scale = ldexp(1.0, rand() % 200 - 130);
+
+		for (i = j * k->bl; i < k->n && i < (j + 1) * k->bl; i++)
+			k->x[k->off + i] = rand() % 50 ? (float)(((double)rand() / RAND_MAX * 2 - 1)
+							       * scale) : finite_edge(B);
+	}
+}
+
+/* the reference, a call per block: quantize into b, or dequantize into z */
+static void blk_ref(struct blk *k, unsigned int B, int stage, const __u8 *src)
+{
+	__u32 j, o = k->off, n = k->n, bl = k->bl, esz = B / 8;
+
+	for (j = 0; j < k->nb; j++) {
+		const float *x = k->x + o + j * bl;
+
+		if (stage == 0)
+			optinc_quantize_ref(x, QUANT_LEN, k->e[j], B, k->b + o + j * bl * esz);
+		else if (stage == 1)
+			optinc_dequantize_ref(src + o + j * bl * esz, QUANT_LEN, k->e[j], B,
+					      k->z + o + j * bl);
+		else
+			optinc_dequantize_sum_ref(src + o + j * bl * 4, QUANT_LEN, k->e[j], B,
+						  k->z + o + j * bl);
+	}
+}
+
+/* optinc_block_exps() and the fused exponent + codes, and where they stop */
+TEST_F(isa, block_exps_equal_per_block_calls)
+{
+	static struct blk k;
+	unsigned int B = variant->bits, esz = B / 8, t;
+	__u32 i, j, n, bad;
 
 	ISA_SKIP();
 	for (t = 0; t < 400; t++) {
-		bl = blocks[t % 8];
-		n = (__u32)rand() % (8 * QN);
-		off = t % 3 ? 0 : 1 + (__u32)rand() % 7;	/* aligned or not */
-		nb = (n + bl - 1) / bl;
-		for (j = 0; j < nb; j++) {
-			double scale = ldexp(1.0, rand() % 200 - 130);
-
-			for (i = j * bl; i < n && i < (j + 1) * bl; i++)
-				x[off + i] = rand() % 50 ? (float)(((double)rand() / RAND_MAX * 2 - 1) * scale)
-					     : finite_edge(B);
-		}
+		blk_fill(&k, t, B);
+		n = k.n;
 		bad = 12345;
-		ASSERT_EQ(0, optinc_block_exps(x + off, n, bl, B, e, &bad));
-		memset(a, 0x5a, n * esz + 8);
-		memset(b, 0x5a, n * esz + 8);
-		ASSERT_EQ(0, optinc_block_exps_codes(x + off, n, bl, B, own, a + off, &bad));
-		for (j = 0; j < nb; j++) {
-			ASSERT_EQ(0, optinc_block_exp_ref(x + off + j * bl, QUANT_LEN, B, &er[j]));
-			ASSERT_EQ(er[j], e[j]);
-			ASSERT_EQ(er[j], own[j]);
-			optinc_quantize_ref(x + off + j * bl, QUANT_LEN, e[j], B, b + off + j * bl * esz);
-			if (rand() % 3 == 0)	/* another rank's larger exponent */
-				e[j] = rand() % 2 ? (__s8)(e[j] + (e[j] < 127)) : rnd_exp();
+		ASSERT_EQ(0, optinc_block_exps(k.x + k.off, n, k.bl, B, k.e, &bad));
+		memset(k.a, 0x5a, n * esz + 8);
+		memset(k.b, 0x5a, n * esz + 8);
+		ASSERT_EQ(0, optinc_block_exps_codes(k.x + k.off, n, k.bl, B, k.own,
+						     k.a + k.off, &bad));
+		for (j = 0; j < k.nb; j++) {
+			ASSERT_EQ(0, optinc_block_exp_ref(k.x + k.off + j * k.bl,
+							  n - j * k.bl < k.bl ? n - j * k.bl : k.bl,
+							  B, &k.er[j]));
+			ASSERT_EQ(k.er[j], k.e[j]);
+			ASSERT_EQ(k.er[j], k.own[j]);
 		}
-		ASSERT_EQ(0, memcmp(a, b, n * esz + 8));	/* codes at the own exponent */
-		memcpy(codes, a, n * esz + 8);
-		memset(a, 0x5a, n * esz + 8);
-		memset(b, 0x5a, n * esz + 8);
-		optinc_quantize_blocks_from(x + off, n, bl, e, own, codes + off, B, a + off);
-		for (j = 0; j < nb; j++)
-			optinc_quantize_ref(x + off + j * bl, QUANT_LEN, e[j], B, b + off + j * bl * esz);
-		ASSERT_EQ(0, memcmp(a, b, n * esz + 8));
-		memset(a, 0x5a, n * esz + 8);
-		memset(b, 0x5a, n * esz + 8);
-		optinc_quantize_blocks(x + off, n, bl, e, B, a + off);
-		for (j = 0; j < nb; j++)
-			optinc_quantize_ref(x + off + j * bl, QUANT_LEN, e[j], B, b + off + j * bl * esz);
-		ASSERT_EQ(0, memcmp(a, b, n * esz + 8)) {
-			TH_LOG("%s B=%u n=%u block=%u", variant->name, B, n, bl);
-		}
-		memset(y, 0x5a, sizeof(y));
-		memset(z, 0x5a, sizeof(z));
-		optinc_dequantize_blocks(a + off, n, bl, e, B, y + off);
-		for (j = 0; j < nb; j++)
-			optinc_dequantize_ref(a + off + j * bl * esz, QUANT_LEN, e[j], B, z + off + j * bl);
-		ASSERT_EQ(0, memcmp(y, z, sizeof(y)));
-		for (i = 0; i < 4 * n; i++)
-			a[i] = (__u8)rand();
-		optinc_dequantize_sum_blocks(a + off, n, bl, e, B, y + off);
-		for (j = 0; j < nb; j++)
-			optinc_dequantize_sum_ref(a + off + j * bl * 4, QUANT_LEN, e[j], B, z + off + j * bl);
-		ASSERT_EQ(0, memcmp(y, z, sizeof(y)));
+		blk_ref(&k, B, 0, NULL);	/* codes at the own exponent */
+		ASSERT_EQ(0, memcmp(k.a, k.b, n * esz + 8));
 		if (!n)
 			continue;
-		i = (__u32)rand() % n;	/* a value that is not finite stops it */
-		x[off + i] = rand() % 2 ? NAN : -INFINITY;
-		ASSERT_EQ(-ERANGE, optinc_block_exps(x + off, n, bl, B, e, &bad));
-		ASSERT_EQ(i / bl, bad);
-		ASSERT_EQ(-ERANGE, optinc_block_exps_codes(x + off, n, bl, B, own, codes, &bad));
-		ASSERT_EQ(i / bl, bad);
+		i = (__u32)rand() % n;	/* a value that is not finite stops them */
+		k.x[k.off + i] = rand() % 2 ? NAN : -INFINITY;
+		ASSERT_EQ(-ERANGE, optinc_block_exps(k.x + k.off, n, k.bl, B, k.e, &bad));
+		ASSERT_EQ(i / k.bl, bad);
 		for (j = 0; j < bad; j++)
-			ASSERT_EQ(er[j], e[j]);
+			ASSERT_EQ(k.er[j], k.e[j]);
+		ASSERT_EQ(-ERANGE, optinc_block_exps_codes(k.x + k.off, n, k.bl, B, k.own,
+							   k.codes, &bad));
+		ASSERT_EQ(i / k.bl, bad);
+	}
+}
+
+/* the block calls of quantize (from codes too) and both dequantizes */
+TEST_F(isa, block_codecs_equal_per_block_calls)
+{
+	static struct blk k;
+	unsigned int B = variant->bits, esz = B / 8, t;
+	__u32 i, j, n, o;
+
+	ISA_SKIP();
+	for (t = 0; t < 400; t++) {
+		blk_fill(&k, t, B);
+		n = k.n, o = k.off;
+		ASSERT_EQ(0, optinc_block_exps_codes(k.x + o, n, k.bl, B, k.own, k.codes + o,
+						     NULL));
+		for (j = 0; j < k.nb; j++)	/* another rank's larger exponent, or not */
+			k.e[j] = rand() % 3 ? k.own[j] : rand() % 2 ?
+				 (__s8)(k.own[j] + (k.own[j] < 127)) : rnd_exp();
+		memset(k.a, 0x5a, n * esz + 8);
+		memset(k.b, 0x5a, n * esz + 8);
+		optinc_quantize_blocks_from(k.x + o, n, k.bl, k.e, k.own, k.codes + o, B,
+					    k.a + o);
+		blk_ref(&k, B, 0, NULL);
+		ASSERT_EQ(0, memcmp(k.a, k.b, n * esz + 8));
+		memset(k.a, 0x5a, n * esz + 8);
+		optinc_quantize_blocks(k.x + o, n, k.bl, k.e, B, k.a + o);
+		ASSERT_EQ(0, memcmp(k.a, k.b, n * esz + 8)) {
+			TH_LOG("%s B=%u n=%u block=%u", variant->name, B, n, k.bl);
+		}
+		memset(k.y, 0x5a, sizeof(k.y));
+		memset(k.z, 0x5a, sizeof(k.z));
+		optinc_dequantize_blocks(k.a + o, n, k.bl, k.e, B, k.y + o);
+		blk_ref(&k, B, 1, k.a);
+		ASSERT_EQ(0, memcmp(k.y, k.z, sizeof(k.y)));
+		for (i = 0; i < 4 * n; i++)
+			k.a[o + i] = (__u8)rand();
+		optinc_dequantize_sum_blocks(k.a + o, n, k.bl, k.e, B, k.y + o);
+		blk_ref(&k, B, 2, k.a);
+		ASSERT_EQ(0, memcmp(k.y, k.z, sizeof(k.y)));
 	}
 }
 
