@@ -88,8 +88,9 @@ static void cb_blocks(struct cb *b, int st)
 		else if (st == ST_DQSUM)
 			optinc_dequantize_sum(b->sum + (size_t)j * bl * 4, cb_len(b, j),
 					      b->e[j], b->bits, b->y + (size_t)j * bl);
-		else if (st == ST_EXPQ && optinc_block_exps_codes(x, cb_len(b, j), bl, b->bits,
-							     &b->e[j], b->codes + (size_t)j * bl * esz, NULL))
+		else if (st == ST_EXPQ &&
+			 optinc_block_exps_codes(x, cb_len(b, j), bl, b->bits, &b->e[j],
+						 b->codes + (size_t)j * bl * esz, NULL))
 			abort();
 		else if (st == ST_QFROM)	/* agreed == own: the best case */
 			optinc_quantize_blocks_from(x, cb_len(b, j), bl, &b->e[j], &b->e[j],
