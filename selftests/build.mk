@@ -17,7 +17,8 @@ $(KSFT_HDR):
 		'*/tools/testing/selftests/kselftest.h'
 	@touch $@
 
-UNIT_TESTS := test_wire test_reduce test_agg test_quant test_table test_cascade
+UNIT_TESTS := test_wire test_reduce test_agg test_quant test_quant_isa \
+	      test_table test_cascade
 UNIT_BINS := $(UNIT_TESTS:%=$(O)/selftests/unit/%)
 UNIT_OBJS := $(UNIT_TESTS:%=$(O)/selftests/unit/%.o)
 

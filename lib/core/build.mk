@@ -4,11 +4,14 @@
 
 CORE_SRCS := lib/core/frame.c lib/core/reduce.c lib/core/pam4.c \
 	     lib/core/table.c lib/core/agg.c lib/core/reply.c \
-	     lib/core/quant.c lib/core/cascade.c
+	     lib/core/quant.c lib/core/quant_x86.c lib/core/quant_port.c \
+	     lib/core/cascade.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(O)/%.o)
 CORE_LIB  := $(O)/lib/liboptinc-core.a
 
 $(CORE_OBJS): EXTRA_CFLAGS += -fPIC -O3
+# compares that may see a NaN vectorize only when they need not trap
+$(O)/lib/core/quant_port.o: EXTRA_CFLAGS += -fno-trapping-math
 
 $(CORE_LIB): $(CORE_OBJS)
 	$(call msg,AR,$@)

@@ -48,3 +48,13 @@ endif
 
 bench: all
 	$(Q)O=$(O) tools/bench/optinc-bench.sh
+
+# optinc-codec-bench: the codec's stages per instruction-set path vs memcpy
+CODEC_BENCH := $(O)/bin/optinc-codec-bench
+
+$(CODEC_BENCH): $(O)/tools/bench/codec-bench.o $(CORE_LIB)
+	$(call msg,LD,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
+ALL_TARGETS += $(CODEC_BENCH)
