@@ -34,3 +34,4 @@ TEST_PROGS += $(UNIT_BINS)
 -include selftests/net/build.mk
 -include selftests/fuzz/build.mk
 -include selftests/reliability/build.mk
+-include selftests/python/build.mk
