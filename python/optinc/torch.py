@@ -43,19 +43,26 @@ class OptincState:
 
 def _future_of(reqs, value):
     """A torch Future completed (by the communicator's thread) with @value
-    when all @reqs are done, or with the first one's exception. They
-    complete in the order posted, so the last one's callback ends it."""
-    fut = torch.futures.Future()
+    when all @reqs are done, or failed with the first one's error. They
+    complete in the order posted, so the last one's callback ends it.
+    torch 1.13's set_exception() only stores the exception as the value
+    (C++ waiters such as DDP's reducer then fail with "Unable to cast"),
+    so what is returned is a .then() of it, which fails properly."""
+    base = torch.futures.Future()
     reqs = list(reqs)
 
     def done(_):
         exc = next((r._exc for r in reqs if r._exc is not None), None)
         if exc is None:
-            fut.set_result(value)
+            base.set_result(value)
         else:
-            fut.set_exception(exc)
+            base.set_exception(exc)
     reqs[-1].add_done_callback(done)
-    return fut
+    return base.then(_unwrap)
+
+
+def _unwrap(fut):
+    return fut.value()
 
 
 def allreduce_hook(state, bucket):
@@ -73,7 +80,7 @@ def allreduce_hook(state, bucket):
     if fut_err is not None:
         fut = torch.futures.Future()
         fut.set_exception(fut_err)
-        return fut
+        return fut.then(_unwrap)
     state.buckets += 1
     state.last_index = bucket.index()
     return _future_of([req], t)
