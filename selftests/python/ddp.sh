@@ -7,7 +7,8 @@
 # within the documented bound, float32/bfloat16/float16 buckets, a NaN on
 # one rank seen on all (liboptinc 0.3's rule; SKIP before it); the 'optinc'
 # process-group backend. N = 2 also: a rank that leaves and a missing
-# switch raise within the timeout, and the hook overlaps the backward pass.
+# switch (at creation, or killed during training) raise within the
+# timeout, and the hook overlaps the backward pass.
 . "$(dirname "$0")/../net/lib.sh"
 
 require_root
@@ -108,6 +109,23 @@ run_gone() {
 	check_line "$dir" "$n" "N=$n" rank_gone_raises "$(seq 0 $((n - 2)))"
 }
 
+# optincd killed after step 3 of a training loop: every rank raises.
+run_switch_gone() {
+	local tb=$1 n=$2 dir=$T_TMP/$1-swgone pid i
+
+	mkdir -p "$dir"
+	OPTINC_TIMEOUT_MS=$GONE_TIMEOUT_MS run_ranks "$tb" "$dir" 60 swgone 29592 &
+	pid=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -q '^# step 3$' "$dir/rank0.log" 2>/dev/null && break
+		sleep 0.1
+	done
+	kill -KILL "$(cat "/run/optinc-testbed/$tb/daemon.pid")"
+	echo "# optincd of $tb killed after step $(grep -c '^# step' "$dir/rank0.log")"
+	wait $pid
+	check_line "$dir" "$n" "N=$n" switch_gone_raises
+}
+
 run_overlap() {
 	local tb=$1 n=$2 dir=$T_TMP/$1-overlap
 
@@ -132,7 +150,7 @@ nothing_left() {
 nsizes=$(echo "$SIZES" | wc -w)
 per_size=$((2 + ${#CHECKS[@]} + ${#HASHES[@]}))
 extra=0
-case " $SIZES " in *" 2 "*) extra=4 ;; esac
+case " $SIZES " in *" 2 "*) extra=5 ;; esac
 tap_plan $((nsizes * per_size + extra + 1))
 for n in $SIZES; do
 	tb=$(tb_name "py$n")
@@ -141,6 +159,7 @@ for n in $SIZES; do
 	if [ "$n" = 2 ]; then
 		run_overlap "$tb" "$n"
 		run_gone "$tb" "$n"
+		run_switch_gone "$tb" "$n"
 	fi
 	tb_down "$tb"
 done

@@ -24,11 +24,11 @@ import optinc.torch
 REPS = int(os.environ.get("OPTINC_PY_OVERLAP_REPS", "7"))
 WIDTH = int(os.environ.get("OPTINC_PY_OVERLAP_WIDTH", "1024"))
 LAYERS = int(os.environ.get("OPTINC_PY_OVERLAP_LAYERS", "6"))
-BATCH = int(os.environ.get("OPTINC_PY_OVERLAP_BATCH", "64"))
+BATCH = int(os.environ.get("OPTINC_PY_OVERLAP_BATCH", "16"))
 BUCKET_MB = float(os.environ.get("OPTINC_PY_OVERLAP_BUCKET_MB", "4"))
 
 
-SLEEP_MS = float(os.environ.get("OPTINC_PY_OVERLAP_SLEEP_MS", "10"))
+SLEEP_MS = float(os.environ.get("OPTINC_PY_OVERLAP_SLEEP_MS", "20"))
 
 
 class DeviceTime(torch.autograd.Function):
@@ -64,15 +64,18 @@ def model(sleep_ms=SLEEP_MS):
 
 def timed(*fns):
     """Median time of each of @fns, run in turn (so that load from outside
-    falls on all of them alike), all ranks starting each together."""
+    falls on all of them alike), all ranks starting each together; each
+    run's time is the slowest rank's (a synchronous step waits for it)."""
     ts = [[] for _ in fns]
     for rep in range(REPS + 1):
         for fn, t in zip(fns, ts):
             dist.barrier()
             t0 = time.perf_counter()
             fn()
+            dt = torch.tensor([time.perf_counter() - t0], dtype=torch.float64)
+            dist.all_reduce(dt, op=dist.ReduceOp.MAX)
             if rep:                         # the first is a warm-up
-                t.append(time.perf_counter() - t0)
+                t.append(dt.item())
     return [statistics.median(t) for t in ts]
 
 

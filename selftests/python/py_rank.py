@@ -370,6 +370,30 @@ def sc_gone(comm, timeout_ms):
     os._exit(0)
 
 
+def sc_switch_gone(comm, timeout_ms):
+    """Trains until the script kills optincd: the next backward raises."""
+    ddp = DDP(mlp(6))
+    ddp.register_comm_hook(optinc.torch.OptincState(comm=comm),
+                           optinc.torch.allreduce_hook)
+    last = time.monotonic()
+    for step in range(400):
+        x, y = batch(step)
+        try:
+            nn.functional.cross_entropy(ddp(x), y).backward()
+        except RuntimeError as e:
+            dt = time.monotonic() - last
+            check("switch_gone_raises", step >= 3 and "timed out" in str(e)
+                  and dt < timeout_ms / 1000 + 5,
+                  "step %d, %.1f s after the last good one: %s" %
+                  (step, dt, str(e).splitlines()[0][:200]))
+            os._exit(0)
+        last = time.monotonic()
+        print("# step %d" % step, flush=True)
+        time.sleep(0.05)
+    check("switch_gone_raises", False, "400 steps without an exception")
+    os._exit(0)
+
+
 def sc_noswitch(timeout_ms):
     t0 = time.monotonic()
     try:
@@ -401,6 +425,9 @@ def main():
     comm = optinc.Communicator(rank=RANK, size=SIZE)
     if what == "gone":
         return sc_gone(comm, int(os.environ.get("OPTINC_TIMEOUT_MS", "10000")))
+    if what == "swgone":
+        return sc_switch_gone(comm, int(os.environ.get("OPTINC_TIMEOUT_MS",
+                                                      "10000")))
     if what == "overlap":
         import overlap
         return overlap.measure(comm, check)
