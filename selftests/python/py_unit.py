@@ -76,9 +76,10 @@ RANK_VARS = ("OPTINC_RANK", "OPTINC_SIZE", "OMPI_COMM_WORLD_RANK",
 
 
 def load_in_child(env, code="import optinc; print(optinc.LIB_PATH)"):
-    e = {k: v for k, v in os.environ.items() if k not in RANK_VARS}
-    e.update(env)
+    e = {k: v for k, v in os.environ.items()
+         if k not in RANK_VARS and k != "OPTINC_LIB"}
     e["PYTHONPATH"] = os.path.join(ROOT, "python")
+    e.update(env)
     return subprocess.run([sys.executable, "-c", code], env=e, text=True,
                           capture_output=True)
 
@@ -86,7 +87,8 @@ def load_in_child(env, code="import optinc; print(optinc.LIB_PATH)"):
 @test
 def library_is_found():
     """the build tree's liboptinc.so.0 by default, OPTINC_LIB first, and
-    an unloadable OPTINC_LIB is an ImportError naming it"""
+    an unloadable OPTINC_LIB is an ImportError naming it (the children
+    start without the caller's OPTINC_LIB)"""
     p = load_in_child({})
     tree = os.path.join(O, "lib", "liboptinc.so.0")
     assert p.returncode == 0 and p.stdout.strip() == tree, p.stdout + p.stderr
@@ -97,6 +99,29 @@ def library_is_found():
     assert p.returncode != 0 and "/nonexistent/liboptinc.so.0" in p.stderr \
         and "ImportError" in p.stderr, p.stderr
     return "build tree, OPTINC_LIB, bad OPTINC_LIB refused"
+
+
+@test
+def installed_package():
+    """make install-python puts the package under PREFIX/lib/python3/
+    dist-packages; installed, it finds liboptinc through OPTINC_LIB or the
+    system loader, not a build tree"""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        subprocess.run(["make", "-s", "-C", ROOT, "install-python",
+                        "DESTDIR=" + d, "PREFIX=/usr"], check=True)
+        pkg = os.path.join(d, "usr", "lib", "python3", "dist-packages")
+        code = ("import sys; sys.path.insert(0, %r); import optinc; "
+                "print(optinc.__file__, optinc.LIB_PATH)" % pkg)
+        real = os.path.realpath(os.path.join(O, "lib", "liboptinc.so.0"))
+        p = load_in_child({"OPTINC_LIB": real, "PYTHONPATH": ""}, code)
+        assert p.returncode == 0, p.stderr
+        f, lib = p.stdout.split()
+        assert f.startswith(pkg) and lib == real, p.stdout
+        p = load_in_child({"PYTHONPATH": ""}, code)
+        assert (p.returncode == 0 and p.stdout.split()[1] == "liboptinc.so.0"
+                ) or "set OPTINC_LIB" in p.stderr, p.stdout + p.stderr
+    return "installed package: OPTINC_LIB, then the system loader"
 
 
 @test
