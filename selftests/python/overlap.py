@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Does the hook overlap communication with the backward pass? Times, on
-every rank (medians): compute alone (forward + backward of the model without
-DDP), communication alone (the same buckets all-reduced one after another,
+every rank (medians): compute alone (a DDP step whose hook sends nothing, so
+DDP's own copies into buckets count as compute), communication alone (the same buckets all-reduced one after another,
 blocking), and a DDP step with optinc.torch.allreduce_hook.
 
 On a 2-core machine the ranks' CPU backward takes every core, leaving none
@@ -29,6 +29,11 @@ BUCKET_MB = float(os.environ.get("OPTINC_PY_OVERLAP_BUCKET_MB", "4"))
 
 
 SLEEP_MS = float(os.environ.get("OPTINC_PY_OVERLAP_SLEEP_MS", "20"))
+ATTEMPTS = int(os.environ.get("OPTINC_PY_OVERLAP_ATTEMPTS", "3"))
+MIN_HIDDEN = float(os.environ.get("OPTINC_PY_OVERLAP_MIN_HIDDEN", "0.25"))
+# above this load average a failed measurement is a SKIP, not a failure
+MAX_LOAD = float(os.environ.get("OPTINC_PY_OVERLAP_MAX_LOAD",
+                                str(2 * (os.cpu_count() or 1))))
 
 
 class DeviceTime(torch.autograd.Function):
@@ -63,9 +68,9 @@ def model(sleep_ms=SLEEP_MS):
 
 
 def timed(*fns):
-    """Median time of each of @fns, run in turn (so that load from outside
-    falls on all of them alike), all ranks starting each together; each
-    run's time is the slowest rank's (a synchronous step waits for it)."""
+    """Times of each of @fns, run in turn REPS times (so that load from
+    outside falls on all of them alike), all ranks starting each together;
+    each run's time is the slowest rank's (a synchronous step waits for it)."""
     ts = [[] for _ in fns]
     for rep in range(REPS + 1):
         for fn, t in zip(fns, ts):
@@ -76,24 +81,48 @@ def timed(*fns):
             dist.all_reduce(dt, op=dist.ReduceOp.MAX)
             if rep:                         # the first is a warm-up
                 t.append(dt.item())
-    return [statistics.median(t) for t in ts]
+    return ts
 
 
 def measure(comm, check):
-    t = times(comm, 0)
-    print("# overlap, CPU only (not checked): %s" % t[0], flush=True)
-    t = times(comm, SLEEP_MS)
-    print("# overlap, %g ms of device time per layer: %s" % (SLEEP_MS, t[0]),
-          flush=True)
-    t_comp, t_comm, t_hook = t[1:]
-    check("hook_overlaps", t_hook < t_comp + t_comm,
-          "hook %.1f ms < compute %.1f + communication %.1f ms" %
-          (1e3 * t_hook, 1e3 * t_comp, 1e3 * t_comm))
+    """The check: in the median of the runs, a hooked step is shorter than
+    the compute and the communication run next to it, by at least
+    MIN_HIDDEN of the communication (a call that does not overlap comes
+    out near 0 here, give or take the noise). A shared machine's
+    load can swamp one measurement, so up to ATTEMPTS are made; every one
+    is printed, with the load average; if all fail while the load is above
+    MAX_LOAD, the check is a SKIP saying so."""
+    text = times(comm, 0)[0]
+    print("# overlap, CPU only (not checked): %s" % text, flush=True)
+    for attempt in range(1, ATTEMPTS + 1):
+        text, gain, t_comm = times(comm, SLEEP_MS)
+        load = os.getloadavg()[0]
+        print("# overlap, %g ms of device time per layer, attempt %d (load "
+              "%.1f): %s" % (SLEEP_MS, attempt, load, text), flush=True)
+        ok = torch.tensor([1.0 if gain > MIN_HIDDEN * t_comm else 0.0])
+        dist.all_reduce(ok, op=dist.ReduceOp.MIN)   # ranks decide alike
+        if ok.item():
+            break
+    ok = gain > MIN_HIDDEN * t_comm
+    if not ok and load > MAX_LOAD:
+        check("hook_overlaps", "skip", "the machine is too loaded to time "
+              "(load %.1f above %.1f on %d cores): %s" %
+              (load, MAX_LOAD, os.cpu_count(), text))
+        return
+    check("hook_overlaps", ok, "attempt %d: %s" % (attempt, text))
+
+
+def no_communication(_, bucket):
+    """A hook that sends nothing: DDP's own work (bucket copies) stays."""
+    fut = torch.futures.Future()
+    fut.set_result(bucket.buffer())
+    return fut
 
 
 def times(comm, sleep_ms):
     x = torch.randn(BATCH, WIDTH)
-    local = model(sleep_ms)
+    local = DDP(model(sleep_ms), bucket_cap_mb=BUCKET_MB)
+    local.register_comm_hook(None, no_communication)
 
     def compute():
         local.zero_grad()
@@ -122,12 +151,12 @@ def times(comm, sleep_ms):
         ddp.zero_grad()
         ddp(x).sum().backward()
 
-    t_comp, t_comm, t_hook = timed(compute, communicate, hooked)
-    saved = t_comp + t_comm - t_hook
+    comp, comm_t, hook = timed(compute, communicate, hooked)
+    med = statistics.median
+    gain = med([c + m - h for c, m, h in zip(comp, comm_t, hook)])
     text = ("%d buckets (%.1f M floats); compute %.1f ms, communication "
-            "%.1f ms, step with the hook %.1f ms: %.1f ms (%.0f %% of the "
-            "shorter) hidden" %
-            (len(bucket_sizes), sum(bucket_sizes) / 1e6, 1e3 * t_comp,
-             1e3 * t_comm, 1e3 * t_hook, 1e3 * saved,
-             100 * saved / min(t_comp, t_comm)))
-    return text, t_comp, t_comm, t_hook
+            "%.1f ms, step with the hook %.1f ms (medians); hidden: %.1f ms "
+            "(median of the runs' compute + communication - step)" %
+            (len(bucket_sizes), sum(bucket_sizes) / 1e6, 1e3 * med(comp),
+             1e3 * med(comm_t), 1e3 * med(hook), 1e3 * gain))
+    return text, gain, med(comm_t)
