@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-3-Clause)
 """The communicator: created from keyword options or the environment;
 all-reduce of numpy arrays and CPU torch tensors in place, blocking or not."""
+import contextlib
 import os
 import queue
 import threading
+import traceback
 from ctypes import byref, c_void_p, sizeof
 
 from . import _lib
@@ -137,6 +139,15 @@ class _Buf:
             self.obj[...] = src.obj
 
 
+def _callback(fn, req):
+    """A callback's exception is printed, as concurrent.futures does; it
+    must not stop the communicator's thread."""
+    try:
+        fn(req)
+    except Exception:
+        traceback.print_exc()
+
+
 class Request:
     """The handle of a non-blocking all-reduce: wait(), test(), done."""
 
@@ -155,7 +166,7 @@ class Request:
             self._event.set()
             cbs, self._callbacks = self._callbacks, None
         for cb in cbs:
-            cb(self)
+            _callback(cb, self)
 
     def add_done_callback(self, fn):
         """Run fn(request) once it completes (now, if it has), on the
@@ -164,7 +175,7 @@ class Request:
             if not self._event.is_set():
                 self._callbacks.append(fn)
                 return
-        fn(self)
+        _callback(fn, self)
 
     @property
     def done(self):
@@ -249,7 +260,8 @@ class Communicator:
         """optinc_comm_get_stats() as a dict of the counters filled."""
         st = _lib.Stats()
         st.sz = sizeof(_lib.Stats)
-        with self._call_lock if not self.native_nonblocking else _nolock:
+        with (self._call_lock if not self.native_nonblocking else
+              contextlib.nullcontext()):
             rc = LIB.optinc_comm_get_stats(self._live(), byref(st))
         if rc:
             raise error(rc, _lib.errmsg(self._h), "optinc_comm_get_stats")
@@ -328,28 +340,35 @@ class Communicator:
             if item is None:
                 return
             req, call, finish = item
-            with self._call_lock:
-                if self.native_nonblocking:
-                    rc = LIB.optinc_wait(byref(call))
-                else:
-                    rc = LIB.optinc_allreduce(*call)
-                msg = _lib.errmsg(self._h) if rc else ""
-            exc = error(rc, msg, "allreduce") if rc else None
-            if exc is None and finish is not None:
-                try:
-                    finish()
-                except Exception as e:  # a failed copy back is the call's
-                    exc = e
+            try:
+                exc = self._finish(call, finish)
+            except Exception as e:      # the call's, not the thread's end
+                exc = e
             req._complete(exc)
+
+    def _finish(self, call, finish):
+        with self._call_lock:
+            if self.native_nonblocking:
+                rc = LIB.optinc_wait(byref(call))
+            else:
+                rc = LIB.optinc_allreduce(*call)
+            msg = _lib.errmsg(self._h) if rc else ""
+        if rc:
+            return error(rc, msg, "allreduce")
+        if finish is not None:
+            finish()                    # the widened result copied back
+        return None
 
     # --- lifetime -----------------------------------------------------
     def close(self):
-        """Finish posted calls, then optinc_comm_destroy()."""
+        """Finish posted calls (each ends within timeout_ms), then
+        optinc_comm_destroy()."""
         if self._h is None:
             return
         if self._thread is not None:
             self._queue.put(None)
-            self._thread.join()
+            if self._thread.is_alive():
+                self._thread.join()
             self._thread = None
         LIB.optinc_comm_destroy(self._h)
         self._h = None
@@ -371,13 +390,3 @@ class Communicator:
             return "<optinc.Communicator closed>"
         return "<optinc.Communicator rank %d of %d>" % (self.rank, self.size)
 
-
-class _NoLock:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-_nolock = _NoLock()
