@@ -47,8 +47,15 @@ class Opts(Structure):
         ("bind_addr", c_char_p),
         ("peers", c_char_p),
         ("ring_port", c_uint),
+        # 0.3 on: 0.2's struct ended in 4 bytes of padding, taken by reserved0
+        ("reserved0", c_uint),
         ("nonfinite", c_int),
     ]
+
+
+# sz of 0.2's struct (all but nonfinite): every 0.x library accepts it, and
+# takes nonfinite from OPTINC_NONFINITE (or its default)
+OPTS_SZ_0_2 = Opts.reserved0.offset + Opts.reserved0.size
 
 
 STATS_FIELDS = ("calls", "frames_sent", "frames_rcvd", "bytes_sent",

@@ -20,12 +20,13 @@ OPS = {"sum": _lib.SUM, "avg": _lib.AVG, "mean": _lib.AVG,
 # types that become float32 for the call where the library lacks them
 WIDENED = ("float16", "bfloat16", "float64")
 
-# liboptinc reads these itself; torchrun's RANK/WORLD_SIZE are read here
-# when none of them is set (libraries before 0.3 do not read them)
-_RANK_VARS = ("OPTINC_RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
-              "SLURM_PROCID")
-_SIZE_VARS = ("OPTINC_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
-              "SLURM_NTASKS")
+# Rank and size as liboptinc 0.3 resolves them (Documentation/library.md):
+# OPTINC_* first, then mpirun's, PMI's, Slurm's, torchrun's RANK/WORLD_SIZE
+# last, except in a torchrun worker (TORCHELASTIC_RUN_ID set), where they
+# come right after OPTINC_*. The binding applies the same rule itself, so a
+# library from before the rule behaves alike.
+_RANK_VARS = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID")
+_SIZE_VARS = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS")
 
 _STR_OPTS = {"switch": "switch_addr", "switch_addr": "switch_addr",
              "transport": "transport", "bind": "bind_addr",
@@ -42,12 +43,17 @@ def version():
     return (v // 10000, v // 100 % 100, v % 100)
 
 
-def _env_member(val, names, torch_var):
+def _env_member(val, own, launchers, torch_var):
+    """@val, or -1 (the library reads the variables), or torchrun's
+    variable where the rule above makes it the one that counts."""
     if val is not None:
         return int(val)
-    if any(n in os.environ for n in names) or torch_var not in os.environ:
+    env = os.environ
+    if own in env or torch_var not in env:
         return -1
-    s = os.environ[torch_var]
+    if "TORCHELASTIC_RUN_ID" not in env and any(n in env for n in launchers):
+        return -1
+    s = env[torch_var]
     try:
         return int(s, 10)
     except ValueError:
@@ -71,9 +77,10 @@ def _choice(val, table, what):
 def make_opts(rank=None, size=None, algo=None, nonfinite=None, **kw):
     """struct optinc_opts from keywords; None fields come from the environment."""
     o = _lib.Opts()
-    o.sz = sizeof(_lib.Opts)
-    o.rank = _env_member(rank, _RANK_VARS, "RANK")
-    o.size = _env_member(size, _SIZE_VARS, "WORLD_SIZE")
+    # a library before 0.3 refuses a struct that sets bytes it does not know
+    o.sz = sizeof(_lib.Opts) if nonfinite is not None else _lib.OPTS_SZ_0_2
+    o.rank = _env_member(rank, "OPTINC_RANK", _RANK_VARS, "RANK")
+    o.size = _env_member(size, "OPTINC_SIZE", _SIZE_VARS, "WORLD_SIZE")
     o.algo = _choice(algo, _ALGOS, "algo")
     o.nonfinite = _choice(nonfinite, _NONFINITE, "nonfinite")
     for k, v in kw.items():

@@ -17,7 +17,8 @@ int main(void)
 	F(optinc_opts, retx_ms); F(optinc_opts, window); F(optinc_opts, mtu);
 	F(optinc_opts, block); F(optinc_opts, algo); F(optinc_opts, transport);
 	F(optinc_opts, bind_addr); F(optinc_opts, peers);
-	F(optinc_opts, ring_port); F(optinc_opts, nonfinite);
+	F(optinc_opts, ring_port); F(optinc_opts, reserved0);
+	F(optinc_opts, nonfinite);
 	printf("optinc_comm_stats sizeof %zu 0\n",
 	       sizeof(struct optinc_comm_stats));
 	F(optinc_comm_stats, sz); F(optinc_comm_stats, calls);

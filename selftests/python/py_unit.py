@@ -72,7 +72,7 @@ def layouts_match_header():
 
 RANK_VARS = ("OPTINC_RANK", "OPTINC_SIZE", "OMPI_COMM_WORLD_RANK",
              "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE", "SLURM_PROCID",
-             "SLURM_NTASKS", "RANK", "WORLD_SIZE")
+             "SLURM_NTASKS", "RANK", "WORLD_SIZE", "TORCHELASTIC_RUN_ID")
 
 
 def load_in_child(env, code="import optinc; print(optinc.LIB_PATH)"):
@@ -180,14 +180,23 @@ def create_errors_are_exceptions():
 @test
 def torchrun_variables():
     """RANK and WORLD_SIZE (torchrun) give rank and size when no
-    OPTINC_/mpirun/PMI/Slurm variable is set"""
+    OPTINC_/mpirun/PMI/Slurm variable is set, and before mpirun's/PMI's/
+    Slurm's in a torchrun worker (TORCHELASTIC_RUN_ID)"""
     code = ("import optinc; c = optinc.Communicator(algo='ring', "
             "peers='127.0.0.1', ring_port=47391); print(c.rank, c.size)")
     p = load_in_child({"RANK": "0", "WORLD_SIZE": "1"}, code)
     assert p.returncode == 0 and p.stdout.split() == ["0", "1"], p.stderr
     p = load_in_child({"RANK": "x", "WORLD_SIZE": "1"}, code)
     assert p.returncode != 0 and "RANK=x: not a number" in p.stderr, p.stderr
-    return "RANK=0 WORLD_SIZE=1 -> rank 0 of 1; RANK=x refused"
+    # a stray RANK loses to Slurm's, except in a torchrun worker
+    slurm = {"RANK": "0", "WORLD_SIZE": "1", "SLURM_PROCID": "3",
+             "SLURM_NTASKS": "4"}
+    p = load_in_child(slurm, code)
+    assert p.returncode != 0 and "for 4 ranks" in p.stderr, p.stdout + p.stderr
+    p = load_in_child(dict(slurm, TORCHELASTIC_RUN_ID="x"), code)
+    assert p.returncode == 0 and p.stdout.split() == ["0", "1"], p.stderr
+    return ("RANK=0 WORLD_SIZE=1 -> rank 0 of 1; RANK=x refused; Slurm's "
+            "over RANK, except in a torchrun worker")
 
 
 @test
