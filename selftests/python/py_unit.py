@@ -331,7 +331,7 @@ def main():
                 print("# %s" % detail)
         except Skip as e:
             print("ok %d - %s # SKIP %s" % (i, name, e))
-        except Exception as e:
+        except Exception:
             import traceback
             for line in traceback.format_exc().splitlines():
                 print("# " + line)
