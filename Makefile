@@ -40,6 +40,7 @@ include examples/build.mk
 include bpf/build.mk
 include kmod/build.mk
 include selftests/build.mk
+include python/build.mk
 -include mpi/build.mk
 
 all: $(ALL_TARGETS)
@@ -57,7 +58,8 @@ check: deps
 	$(Q)O=$(O) selftests/run-tests $(TEST_PROGS)
 
 # Programs in $(BINS), libraries in $(LIBS) (symlinks kept), the public
-# header and the pkg-config file $(PCFILE).
+# header and the pkg-config file $(PCFILE); python/build.mk adds the
+# Python package.
 install: all
 	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/optinc \
 		$(DESTDIR)$(LIBDIR)/pkgconfig

@@ -37,3 +37,4 @@ TEST_PROGS += selftests/runner/runner_test.sh $(UNIT_BINS)
 -include selftests/net/build.mk
 -include selftests/fuzz/build.mk
 -include selftests/reliability/build.mk
+-include selftests/python/build.mk
