@@ -63,13 +63,14 @@ static void dt_check(struct dt_run *ru)
 /* A first port of N free TCP ports (other tests may run at the same time). */
 static unsigned int dt_ports(int salt)
 {
+	static unsigned int calls;	/* fresh ports for every run */
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	unsigned int base, tries, r;
 	int fd[N], ok;
 
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	for (tries = 0; tries < 100; tries++) {
-		base = 20000 + (getpid() * 7 + salt * 97 + tries * 131) % 30000;
+		base = 20000 + (getpid() * 7 + salt * 97 + calls++ * 131) % 30000;
 		for (r = 0, ok = 1; r < N; r++) {
 			fd[r] = socket(AF_INET, SOCK_STREAM, 0);
 			sa.sin_port = htons(base + r);
