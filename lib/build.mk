@@ -4,7 +4,7 @@
 
 LIB_SRCS := lib/error.c lib/env.c lib/comm.c lib/join.c lib/transport.c \
 	    lib/transport_udp.c lib/transport_afxdp.c lib/pipe.c \
-	    lib/allreduce.c lib/ring.c
+	    lib/allreduce.c lib/ring.c lib/request.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
 # the afxdp transport finds the XDP program's maps with bpf/maps.c
 LIB_XDP_OBJ := $(O)/bpf/maps.o
@@ -25,7 +25,7 @@ $(LIB_SO_REAL): $(LIB_OBJS) $(LIB_XDP_OBJ) $(CORE_LIB) $(LIB_MAP)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-soname,$(LIB_SONAME) \
 		-Wl,--version-script=$(LIB_MAP) -Wl,-z,defs \
-		-o $@ $(LIB_OBJS) $(LIB_XDP_OBJ) $(CORE_LIB) $(LIB_XDP_LIBS) -lm
+		-o $@ $(LIB_OBJS) $(LIB_XDP_OBJ) $(CORE_LIB) $(LIB_XDP_LIBS) -lpthread -lm
 
 $(O)/lib/$(LIB_SONAME) $(LIB_SO): $(LIB_SO_REAL)
 	$(call msg,LN,$@)
