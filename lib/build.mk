@@ -56,7 +56,8 @@ PCFILE := $(LIB_PC)
 # ---- tests: a loopback UDP switch on core's state machine, ranks as threads
 
 LIBTEST_HARNESS := $(O)/selftests/lib/udpswitch.o $(O)/selftests/lib/libtest.o
-LIBTEST_PROGS := $(O)/selftests/lib/lib_api $(O)/selftests/lib/lib_allreduce
+LIBTEST_PROGS := $(O)/selftests/lib/lib_api $(O)/selftests/lib/lib_allreduce \
+		 $(O)/selftests/lib/lib_nb
 LIBTEST_LINK := $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
 
 $(LIBTEST_PROGS): %: %.o $(LIBTEST_HARNESS) $(LIBTEST_LINK)
@@ -64,6 +65,8 @@ $(LIBTEST_PROGS): %: %.o $(LIBTEST_HARNESS) $(LIBTEST_LINK)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBTEST_HARNESS) \
 		$(O)/lib/$(LIB_SONAME) $(CORE_LIB) \
 		-Wl,-rpath,'$$ORIGIN/../../lib' -lpthread -lm
+
+$(O)/selftests/lib/lib_nb.o: EXTRA_CFLAGS += -Itools/bench
 
 ALL_TARGETS += $(LIBTEST_PROGS)
 TEST_PROGS += $(LIBTEST_PROGS) selftests/lib/exports.sh
