@@ -18,7 +18,6 @@
 #include "udpswitch.h"
 
 #define MAX_RANKS	8
-#define MAX_REQS	64
 #define BIG		300007
 
 struct nb_ctx {
@@ -31,46 +30,6 @@ struct nb_ctx {
 	uint64_t hash[MAX_RANKS];
 	char why[MAX_RANKS][160];
 };
-
-struct nb_bufs {
-	void *in[MAX_REQS], *out[MAX_REQS];
-	struct nb_call k[MAX_REQS];
-	struct optinc_request *req[MAX_REQS];
-	int code[MAX_REQS];
-};
-
-static void bufs_free(struct nb_bufs *b)
-{
-	int j;
-
-	for (j = 0; j < MAX_REQS; j++) {
-		free(b->in[j]);
-		free(b->out[j]);
-	}
-}
-
-static int bufs_alloc(struct nb_bufs *b, int k, size_t big, int rank)
-{
-	int j;
-
-	memset(b, 0, sizeof(*b));
-	for (j = 0; j < k; j++) {
-		nb_shape(j, big, &b->k[j]);
-		b->in[j] = malloc(b->k[j].count * 4);
-		b->out[j] = malloc(b->k[j].count * 4);
-		if (!b->in[j] || !b->out[j])
-			return -ENOMEM;
-		nb_fill(&b->k[j], b->in[j], rank);
-		memset(b->out[j], 0xff, b->k[j].count * 4);
-	}
-	return 0;
-}
-
-static int post(struct optinc_comm *c, struct nb_bufs *b, int j)
-{
-	return optinc_iallreduce(c, b->in[j], b->out[j], b->k[j].count,
-				 b->k[j].dt, b->k[j].op, &b->req[j]);
-}
 
 /* The same calls, blocking, compared with what the requests gave. */
 static int replay(struct rank_run *r, struct nb_ctx *ctx, struct nb_bufs *b)
@@ -99,74 +58,21 @@ static int replay(struct rank_run *r, struct nb_ctx *ctx, struct nb_bufs *b)
 	return 0;
 }
 
-struct turn {
-	pthread_mutex_t lock;
-	pthread_cond_t cv;
-	int next;		/* the call whose turn it is to be posted */
-	struct rank_run *r;
-	struct nb_bufs *b;
-	int k, err;
-};
-
-/* Thread @side posts calls j = side, side + 2, ... in turn, waits for them. */
-static void turn_posts(struct turn *t, int side)
-{
-	int j, err;
-
-	for (j = side; j < t->k; j += 2) {
-		pthread_mutex_lock(&t->lock);
-		while (t->next != j)
-			pthread_cond_wait(&t->cv, &t->lock);
-		err = post(t->r->comm, t->b, j);
-		t->err = t->err ?: err;
-		t->next++;
-		pthread_cond_broadcast(&t->cv);
-		pthread_mutex_unlock(&t->lock);
-	}
-	for (j = side; j < t->k; j += 2) {
-		err = optinc_wait(&t->b->req[j]);
-		pthread_mutex_lock(&t->lock);
-		t->err = t->err ?: err;
-		pthread_mutex_unlock(&t->lock);
-	}
-}
-
-static void *turn_thread(void *arg)
-{
-	turn_posts(arg, 1);
-	return NULL;
-}
-
-static int two_threads(struct rank_run *r, struct nb_bufs *b, int k)
-{
-	struct turn t = {
-		.lock = PTHREAD_MUTEX_INITIALIZER,
-		.cv = PTHREAD_COND_INITIALIZER, .r = r, .b = b, .k = k,
-	};
-	pthread_t thr;
-
-	if (pthread_create(&thr, NULL, turn_thread, &t))
-		return -EAGAIN;
-	turn_posts(&t, 0);
-	pthread_join(thr, NULL);
-	return t.err;
-}
-
 static int nb_rank(struct rank_run *r)
 {
 	struct nb_ctx *ctx = r->arg;
 	struct nb_bufs b;
 	int j, err;
 
-	err = bufs_alloc(&b, ctx->k, ctx->big, r->rank);
+	err = nb_bufs_alloc(&b, ctx->k, ctx->big, r->rank);
 	if (err)
 		goto out;
 	if (ctx->two_threads) {
-		err = two_threads(r, &b, ctx->k);
+		err = nb_two_threads(r->comm, &b, ctx->k);
 		goto check;
 	}
 	for (j = 0; j < ctx->k && !err; j++)
-		err = post(r->comm, &b, j);
+		err = nb_post(r->comm, &b, j);
 	if (err)
 		goto out;
 	ctx->in_order[r->rank] = nb_poll(b.req, b.code, ctx->k);
@@ -175,7 +81,7 @@ static int nb_rank(struct rank_run *r)
 check:
 	err = err ?: replay(r, ctx, &b);
 out:
-	bufs_free(&b);
+	nb_bufs_free(&b);
 	return err;
 }
 
@@ -270,9 +176,9 @@ static int fo_rank(struct rank_run *r)
 
 	int first = 0, d = 1;
 
-	err = bufs_alloc(&b, FO_K, FO_COUNT, r->rank);
+	err = nb_bufs_alloc(&b, FO_K, FO_COUNT, r->rank);
 	for (j = 0; j < FO_K && !err; j++)
-		err = post(r->comm, &b, j);
+		err = nb_post(r->comm, &b, j);
 	/* rank 0 stops the switch once a quarter of its queue is done */
 	if (!err && r->rank == 0) {
 		for (; first <= FO_K / 4 && !err; first++)
@@ -288,7 +194,7 @@ static int fo_rank(struct rank_run *r)
 				     b.code + first);
 	for (j = 0; j < FO_K && !err; j++)
 		ctx->wrong[r->rank] += nb_check(&b.k[j], b.out[j], FO_N);
-	bufs_free(&b);
+	nb_bufs_free(&b);
 	return err;
 }
 
@@ -453,9 +359,9 @@ static int idle_rank(struct rank_run *r)
 	long t0, s0, t1, s1;
 	int j, d, err;
 
-	err = bufs_alloc(&b, 8, 1000, r->rank);
+	err = nb_bufs_alloc(&b, 8, 1000, r->rank);
 	for (j = 0; j < 8 && !err; j++)
-		err = post(r->comm, &b, j);
+		err = nb_post(r->comm, &b, j);
 	usleep(1000 * 1000);	/* compute, not calling the library */
 	for (j = 0; j < 8 && !err; j++) {
 		err = optinc_test(&b.req[j], &d);
@@ -475,7 +381,7 @@ static int idle_rank(struct rank_run *r)
 	} else {
 		usleep(2500 * 1000);	/* its thread lives on meanwhile */
 	}
-	bufs_free(&b);
+	nb_bufs_free(&b);
 	return err;
 }
 
@@ -508,15 +414,15 @@ static int destroy_rank(struct rank_run *r)
 	double *secs = r->arg, t;
 	int j, err;
 
-	err = bufs_alloc(&b, 8, 1000, r->rank);
+	err = nb_bufs_alloc(&b, 8, 1000, r->rank);
 	for (j = 0; j < 8 && !err; j++)
-		err = post(r->comm, &b, j);
+		err = nb_post(r->comm, &b, j);
 	t = now_s();
 	optinc_comm_destroy(r->comm);
 	secs[r->rank] = now_s() - t;
 	/* the harness would destroy it again */
 	r->comm = NULL;
-	bufs_free(&b);
+	nb_bufs_free(&b);
 	return err;
 }
 

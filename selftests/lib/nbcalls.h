@@ -3,7 +3,10 @@
 #ifndef OPTINC_SELFTEST_NBCALLS_H
 #define OPTINC_SELFTEST_NBCALLS_H
 
+#include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <optinc/optinc.h>
 #include "refdata.h"
@@ -79,6 +82,102 @@ static inline int nb_poll(struct optinc_request **r, int *codes, int k)
 			usleep(100);
 	}
 	return bad;
+}
+
+#define MAX_REQS	64
+
+struct nb_bufs {
+	void *in[MAX_REQS], *out[MAX_REQS];
+	struct nb_call k[MAX_REQS];
+	struct optinc_request *req[MAX_REQS];
+	int code[MAX_REQS];
+};
+
+static inline void nb_bufs_free(struct nb_bufs *b)
+{
+	int j;
+
+	for (j = 0; j < MAX_REQS; j++) {
+		free(b->in[j]);
+		free(b->out[j]);
+	}
+}
+
+static inline int nb_bufs_alloc(struct nb_bufs *b, int k, size_t big, int rank)
+{
+	int j;
+
+	memset(b, 0, sizeof(*b));
+	for (j = 0; j < k; j++) {
+		nb_shape(j, big, &b->k[j]);
+		b->in[j] = malloc(b->k[j].count * 4);
+		b->out[j] = malloc(b->k[j].count * 4);
+		if (!b->in[j] || !b->out[j])
+			return -ENOMEM;
+		nb_fill(&b->k[j], b->in[j], rank);
+		memset(b->out[j], 0xff, b->k[j].count * 4);
+	}
+	return 0;
+}
+
+static inline int nb_post(struct optinc_comm *c, struct nb_bufs *b, int j)
+{
+	return optinc_iallreduce(c, b->in[j], b->out[j], b->k[j].count,
+				 b->k[j].dt, b->k[j].op, &b->req[j]);
+}
+
+struct nb_turn {
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	int next;		/* the call whose turn it is to be posted */
+	struct optinc_comm *c;
+	struct nb_bufs *b;
+	int k, err;
+};
+
+/* Thread @side posts calls j = side, side + 2, ... in turn, waits for them. */
+static inline void nb_turn_posts(struct nb_turn *t, int side)
+{
+	int j, err;
+
+	for (j = side; j < t->k; j += 2) {
+		pthread_mutex_lock(&t->lock);
+		while (t->next != j)
+			pthread_cond_wait(&t->cv, &t->lock);
+		err = nb_post(t->c, t->b, j);
+		t->err = t->err ?: err;
+		t->next++;
+		pthread_cond_broadcast(&t->cv);
+		pthread_mutex_unlock(&t->lock);
+	}
+	for (j = side; j < t->k; j += 2) {
+		err = optinc_wait(&t->b->req[j]);
+		pthread_mutex_lock(&t->lock);
+		t->err = t->err ?: err;
+		pthread_mutex_unlock(&t->lock);
+	}
+}
+
+static inline void *nb_turn_thread(void *arg)
+{
+	nb_turn_posts(arg, 1);
+	return NULL;
+}
+
+static inline int nb_two_threads(struct optinc_comm *c, struct nb_bufs *b,
+				 int k)
+{
+	struct nb_turn t = {
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.cv = PTHREAD_COND_INITIALIZER, .c = c, .b = b, .k = k,
+	};
+	pthread_t thr;
+
+	if (pthread_create(&thr, NULL, nb_turn_thread, &t))
+		return -EAGAIN;
+	nb_turn_posts(&t, 0);
+	pthread_join(thr, NULL);
+	return t.err;
 }
 
 #endif /* OPTINC_SELFTEST_NBCALLS_H */
