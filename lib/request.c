@@ -50,6 +50,7 @@ struct optinc_queue {
 	pthread_t thr;
 	pid_t tid;			/* the progress thread's, for its CPU */
 	int started;
+	int busy;		/* a call is running (on whichever thread) */
 	int stop;
 };
 
@@ -112,6 +113,16 @@ static void req_append(struct optinc_queue *q, struct optinc_request *r)
 		q->next = r;
 }
 
+/* Under q->lock, after a call: what others may read of its effects. */
+static void req_ran(struct optinc_queue *q)
+{
+	q->busy = 0;
+	q->view.failed = q->c->failed;
+	optinc_comm_stats_now(q->c, &q->st);
+	if (q->next)
+		pthread_cond_signal(&q->work);
+}
+
 /*
  * One request on the progress thread. The check again here, on the
  * thread that owns c->failed: a call that failed after this one was
@@ -128,8 +139,7 @@ static void req_run(struct optinc_queue *q, struct optinc_request *r)
 	pthread_mutex_lock(&q->lock);
 	r->err = err;
 	r->done = 1;
-	q->view.failed = c->failed;
-	optinc_comm_stats_now(c, &q->st);
+	req_ran(q);
 	pthread_cond_broadcast(&q->done);
 	pthread_mutex_unlock(&q->lock);
 }
@@ -147,12 +157,13 @@ static void *req_thread(void *arg)
 	pthread_mutex_lock(&q->lock);
 	q->tid = (pid_t)syscall(SYS_gettid);
 	for (;;) {
-		while (!q->next && !q->stop)
+		while ((!q->next || q->busy) && !q->stop)
 			pthread_cond_wait(&q->work, &q->lock);
 		if (q->stop)
 			break;
 		r = q->next;
 		q->next = r->next;
+		q->busy = 1;
 		pthread_mutex_unlock(&q->lock);
 		req_run(q, r);
 		pthread_mutex_lock(&q->lock);
@@ -314,11 +325,45 @@ int optinc_waitall(struct optinc_request **reqs, size_t n, int *codes)
 	return first;
 }
 
+/*
+ * A blocking call on an idle communicator (nothing queued, nothing
+ * running) runs on the caller's thread: the same order and result as
+ * post + wait, without the hand-off to the progress thread and back, and
+ * a program that only makes blocking calls never starts that thread.
+ */
+static int req_inline(struct optinc_queue *q, const struct optinc_call *k)
+{
+	struct optinc_comm *c = q->c;
+	int err;
+
+	err = optinc_call_check(c, k) ?: optinc_call_run(c, k);
+	pthread_mutex_lock(&q->lock);
+	req_ran(q);
+	if (err)
+		req_keep_msg(q, c->errmsg);
+	pthread_mutex_unlock(&q->lock);
+	return err;
+}
+
 int optinc_allreduce(struct optinc_comm *comm, const void *sendbuf,
 		     void *recvbuf, size_t count, int datatype, int op)
 {
+	struct optinc_queue *q = comm ? comm->q : NULL;
+	struct optinc_call k = {
+		.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
+		.datatype = datatype, .op = op,
+	};
 	struct optinc_request *r;
+	int idle;
 
+	if (!q)
+		return OPTINC_ERR_INVALID;
+	pthread_mutex_lock(&q->lock);
+	idle = !q->next && !q->busy;
+	q->busy |= idle;
+	pthread_mutex_unlock(&q->lock);
+	if (idle)
+		return req_inline(q, &k);
 	return optinc_iallreduce(comm, sendbuf, recvbuf, count, datatype, op,
 				 &r) ?: optinc_wait(&r);
 }
