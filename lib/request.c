@@ -5,10 +5,12 @@
  * optinc_allreduce() as post + wait.
  *
  * LOCKING: q->lock guards the queue, every request's done/err/errmsg, the
- * stats snapshot and q->view. It is never held while a call runs. The
- * communicator's working state (seq, windows, transport, c->errmsg,
- * c->failed, c->st) belongs to whichever thread runs calls: the progress
- * thread, once it exists (before it, only create has touched them).
+ * stats snapshot, q->view, q->msg and q->busy. It is never held while a
+ * call runs. The communicator's working state (seq, windows, transport,
+ * c->errmsg, c->failed, c->st) belongs to the one thread that set q->busy
+ * under the lock: the progress thread, or a blocking caller that found the
+ * communicator idle. Taking and dropping the lock around a call orders
+ * one runner's writes before the next runner's reads.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,13 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "internal.h"
 
 struct optinc_request {
-	struct optinc_request *prev, *next;	/* q->all, in posting order */
+	struct optinc_request *prev, *next;	/* q->head..tail, posting order */
 	struct optinc_queue *q;
 	struct optinc_call call;
 	int done;
@@ -48,7 +48,6 @@ struct optinc_queue {
 	char msg[OPTINC_ERRMSG_LEN];	/* last failure completed, any thread */
 	__u64 id;			/* tells apart comms at one address */
 	pthread_t thr;
-	pid_t tid;			/* the progress thread's, for its CPU */
 	int started;
 	int busy;		/* a call is running (on whichever thread) */
 	int stop;
@@ -155,7 +154,6 @@ static void *req_thread(void *arg)
 	struct optinc_request *r;
 
 	pthread_mutex_lock(&q->lock);
-	q->tid = (pid_t)syscall(SYS_gettid);
 	for (;;) {
 		while ((!q->next || q->busy) && !q->stop)
 			pthread_cond_wait(&q->work, &q->lock);
