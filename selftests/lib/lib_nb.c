@@ -444,10 +444,84 @@ static void test_destroy(void)
 	       "destroy with 8 requests outstanding returns within timeout_ms + 1 s");
 }
 
+/* ---- one rank: lazy thread, counters, messages per thread ---- */
+
+static void *other_thread(void *arg)
+{
+	struct optinc_comm *c = arg;
+	static float x[10];
+	struct optinc_request *r;
+	char *msg = malloc(256);
+
+	if (!msg)
+		return NULL;
+	optinc_iallreduce(c, x, x, 10, OPTINC_FLOAT32, 99, &r);
+	snprintf(msg, 256, "%s", optinc_comm_errmsg(c));
+	return msg;
+}
+
+static void one_rank_tests(struct optinc_comm *c)
+{
+	struct optinc_comm_stats st = { .sz = sizeof(st) };
+	static float x[1000], y[1000];
+	int before, after_post, ok;
+	struct optinc_request *r;
+	long ticks, sw;
+	pthread_t thr;
+	char *other = NULL;
+
+	x[5] = 2.5f;
+	ok = !optinc_allreduce(c, x, y, 1000, OPTINC_FLOAT32, OPTINC_AVG);
+	before = idle_sample(&ticks, &sw);
+	ok = ok && !optinc_iallreduce(c, x, y, 1000, OPTINC_FLOAT32,
+				      OPTINC_SUM, &r) && !optinc_wait(&r);
+	after_post = idle_sample(&ticks, &sw);
+	optinc_comm_get_stats(c, &st);
+	tap_diag("progress threads: %d after a blocking call, %d after a post; calls %llu",
+		 before, after_post, (unsigned long long)st.calls);
+	tap_ok(ok && before == 0 && after_post == 1 && st.calls == 2 &&
+	       y[5] == 2.5f,
+	       "blocking calls alone start no progress thread, the first post does; counters count both");
+	optinc_iallreduce(c, x, y, 10, 77, OPTINC_SUM, &r);
+	if (!pthread_create(&thr, NULL, other_thread, c))
+		pthread_join(thr, (void **)&other);
+	tap_diag("this thread: \"%s\"; the other: \"%s\"",
+		 optinc_comm_errmsg(c), other ? other : "?");
+	tap_ok(other && strstr(other, "unknown op 99") &&
+	       strstr(optinc_comm_errmsg(c), "unknown datatype 77"),
+	       "optinc_comm_errmsg() tells each thread its own failure");
+	free(other);
+}
+
+static void test_one_rank(void)
+{
+	struct optinc_comm *c = NULL;
+	struct udpsw *sw;
+	char addr[32];
+	long ticks, n;
+
+	if (!start_switch(1, &sw, addr, sizeof(addr))) {
+		OPTINC_OPTS(o, .rank = 0, .size = 1, .switch_addr = addr);
+		if (optinc_comm_create(&o, &c))
+			tap_diag("comm_create: %s", optinc_comm_errmsg(NULL));
+	}
+	if (c) {
+		one_rank_tests(c);
+		optinc_comm_destroy(c);
+	} else {
+		tap_ok(0, "one rank: no communicator");
+		tap_ok(0, "one rank: no communicator");
+	}
+	tap_ok(c && idle_sample(&ticks, &n) == 0,
+	       "destroy joins the progress thread");
+	if (sw)
+		udpsw_stop(sw);
+}
+
 int main(void)
 {
 	ranks_clear_env();
-	tap_plan(2 * 7 + 1 + 3 + 2 + 1);
+	tap_plan(2 * 7 + 1 + 3 + 2 + 1 + 3);
 	nb_case(4, 1, 0, 0);
 	nb_case(4, 8, 0, 0);
 	nb_case(4, 64, 0, 0);
@@ -459,5 +533,6 @@ int main(void)
 	test_errors();
 	test_progress_idle();
 	test_destroy();
+	test_one_rank();
 	return tap_done();
 }
