@@ -61,8 +61,10 @@ static inline size_t nb_check(const struct nb_call *k, const void *res,
  */
 static inline int nb_poll(struct optinc_request **r, int *codes, int k)
 {
-	int left = k, bad = 0, i, newer, done;
+	int left = 0, bad = 0, i, newer, done;
 
+	for (i = 0; i < k; i++)
+		left += r[i] != NULL;	/* NULL: done before */
 	while (left) {
 		newer = 0;
 		for (i = k - 1; i >= 0; i--) {
