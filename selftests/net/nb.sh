@@ -6,7 +6,8 @@
 # posted from two threads; 8 on the ring; and optincd killed while ranks
 # keep queues of 16 requests going, right after the first of a batch:
 # the requests still outstanding complete through the ring (over a second
-# network, as in reliability/failover.sh), checked.
+# network, as in reliability/failover.sh), checked; once optincd runs
+# again, the ranks go back to it in the middle of their queues.
 . "$(dirname "$0")/lib.sh"
 
 require_root
@@ -87,18 +88,37 @@ run_case() {
 	ok_if "N=$n, $name: all ranks bit-identical" all_same "$dir" "$n"
 }
 
-# optincd killed by rank 0 a third into 9 s of queues of 16, right after
-# the first request of a batch: three test lines.
+# Start optincd again with the testbed's own command line.
+daemon_restart() {
+	local sd=/run/optinc-testbed/$1
+
+	# shellcheck disable=SC2046
+	setsid ip netns exec "$1-sw" $(cat "$sd/daemon.cmd") \
+		</dev/null >>"$sd/daemon.log" 2>&1 &
+	echo $! >"$sd/daemon.pid"
+	disown
+}
+
+# optincd killed by rank 0 a third into 12 s of queues of 16, right after
+# the first request of a batch, and started again 2 s later: four lines.
 failover_case() {
-	local tb=$1 n=$2 dir=$T_TMP/$1-failover call
+	local tb=$1 n=$2 dir=$T_TMP/$1-failover call pid i
 
 	mkdir -p "$dir"
 	OPTINC_TB_RUN_GRACE=30 "$TESTBED" run --tb "$tb" -t 200 -o "$dir" \
 		env OPTINC_PEERS="$(mg_peers "$n")" OPTINC_FAILOVER_MS=1000 \
-		OPTINC_TIMEOUT_MS=5000 OPTINC_FAILBACK_CALLS=0 \
-		"$CHECK" -k 16 -s 9 -X "/run/optinc-testbed/$tb/daemon.pid" \
-		>/dev/null 2>&1
-	grep -h -E "batches|goes through|killed|FAIL|rank .*: batch" "$dir"/rank*.log | sed 's/^/# /'
+		OPTINC_TIMEOUT_MS=5000 OPTINC_FAILBACK_CALLS=20 \
+		"$CHECK" -k 16 -s 12 -X "/run/optinc-testbed/$tb/daemon.pid" \
+		>/dev/null 2>&1 &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q "killed after" "$dir/rank0.log" 2>/dev/null && break
+		sleep 0.1
+	done
+	sleep 2
+	daemon_restart "$tb"
+	wait $pid
+	grep -h -E "batches|goes through|is back|killed|FAIL|rank .*: batch" "$dir"/rank*.log | sed 's/^/# /'
 	# a batch is 16 requests and the 1-value call that agrees on stopping
 	call=$(sed -n 's/.* call \([0-9]*\) goes through the ring.*/\1/p' "$dir/rank0.log" | head -1)
 	[ -n "$call" ] && echo "# rank 0 fell back at call $call: request $((call % 17)) of its batch (0-15; 16: the stop call)"
@@ -107,6 +127,8 @@ failover_case() {
 	ok_if "N=$n, optincd killed mid-queue: all ranks bit-identical" all_same "$dir" "$n"
 	ok_if "N=$n, optincd killed mid-queue: requests were outstanding then, and every rank fell back to the ring" \
 		fell_back_queued "$dir" "$n"
+	ok_if "N=$n, optincd restarted: every rank went back to the switch with requests queued" \
+		all_logs "$dir" "$n" "is back; calls go through it again"
 }
 
 fell_back_queued() {
@@ -130,12 +152,12 @@ nothing_left() {
 
 [ -x "$CHECK" ] || { tap_plan 1; ok_if "$CHECK is built" false; exit 1; }
 nsizes=$(echo "$SIZES" | wc -w)
-tap_plan $((nsizes * 15 + 1))
+tap_plan $((nsizes * 16 + 1))
 for n in $SIZES; do
 	tb=$(tb_name "nb$n")
 	if ! tb_up "$tb" -n "$n"; then
-		for ((i = 0; i < 15; i++)); do
-			ok_if "N=$n: testbed up (test $((i + 1)) of 15)" false
+		for ((i = 0; i < 16; i++)); do
+			ok_if "N=$n: testbed up (test $((i + 1)) of 16)" false
 		done
 		continue
 	fi
