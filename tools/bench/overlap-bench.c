@@ -6,7 +6,8 @@
  * the CPU free (a GPU's backward pass) and as a CPU busy loop. Rank 0
  * prints compute alone, communication alone, both, and the overlap ratio
  * total / max(compute, comm) (1.0: fully hidden, 2.0: none), then the CPU
- * its progress thread used while idle.
+ * its progress thread used while idle. Medians over iterations, each of
+ * which times communication alone and then with compute as long as that.
  */
 #include <dirent.h>
 #include <getopt.h>
@@ -96,21 +97,15 @@ static double ob_round(struct ob_run *r, double secs, int spin)
 	return ob_now() - t0;
 }
 
-/* Mean of iters rounds, the slowest rank's (ranks gather by a SUM). */
-static double ob_mean(struct ob_run *r, double secs, int spin)
+/* The slowest rank's @t: every rank adds its own into a vector (SUM). */
+static double ob_slowest(struct optinc_comm *c, double t)
 {
-	int n = optinc_comm_size(r->c), me = optinc_comm_rank(r->c), i;
+	int n = optinc_comm_size(c), i;
 	int32_t us[1024] = { 0 };
-	double t = 0, d, worst = 0;
+	double worst = 0;
 
-	for (i = 0; i < r->cfg->iters; i++) {
-		d = ob_round(r, secs, spin);
-		if (d < 0)
-			return -1;
-		t += d;
-	}
-	us[me] = (int32_t)(t / r->cfg->iters * 1e6);
-	if (optinc_allreduce(r->c, us, us, n, OPTINC_INT32, OPTINC_SUM))
+	us[optinc_comm_rank(c)] = (int32_t)(t * 1e6);
+	if (t < 0 || optinc_allreduce(c, us, us, n, OPTINC_INT32, OPTINC_SUM))
 		return -1;
 	for (i = 0; i < n; i++)
 		if (us[i] / 1e6 > worst)
@@ -118,14 +113,25 @@ static double ob_mean(struct ob_run *r, double secs, int spin)
 	return worst;
 }
 
-static double ob_compute_alone(double secs, int spin, int iters)
+static int ob_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double ob_median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), ob_cmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double ob_compute_alone(double secs, int spin)
 {
 	double t0 = ob_now();
-	int i;
 
-	for (i = 0; i < iters; i++)
-		ob_compute(secs, spin);
-	return (ob_now() - t0) / iters;
+	ob_compute(secs, spin);
+	return ob_now() - t0;
 }
 
 /* CPU ticks and context switches of this process's progress threads. */
@@ -188,46 +194,79 @@ static void ob_idle(const struct ob_cfg *cfg, int rank)
 	       s1 - s0);
 }
 
-static void ob_line(const char *mode, double comp, double comm, double tot)
-{
-	double m = comp > comm ? comp : comm;
+#define OB_MAX_ITERS	1000
 
-	printf("%-6s compute %8.3f ms  comm %8.3f ms  total %8.3f ms  overlap ratio %.3f\n",
-	       mode, comp * 1e3, comm * 1e3, tot * 1e3, tot / m);
+struct ob_stats {
+	double comp[OB_MAX_ITERS], comm[OB_MAX_ITERS], tot[OB_MAX_ITERS];
+	double ratio[OB_MAX_ITERS];
+};
+
+/* Medians (each sorted on its own), and the range of the ratios. */
+static void ob_line(const char *mode, struct ob_stats *s, int n)
+{
+	double comp = ob_median(s->comp, n), comm = ob_median(s->comm, n);
+	double tot = ob_median(s->tot, n), r = ob_median(s->ratio, n);
+
+	printf("%-6s compute %8.3f ms  comm %8.3f ms  total %8.3f ms  overlap ratio %.3f (%.3f-%.3f)\n",
+	       mode, comp * 1e3, comm * 1e3, tot * 1e3, r, s->ratio[0],
+	       s->ratio[n - 1]);
 }
 
-/* comm alone, then per mode compute alone and both; rank 0 prints. */
+/*
+ * Per iteration, one round of communication alone, then one with compute
+ * as long as that (the slowest rank's, the same on all), or -C: a change
+ * of the machine's load hits both alike. Each time is the slowest rank's.
+ */
+static int ob_mode(struct ob_run *r, int spin, struct ob_stats *s)
+{
+	double secs = r->cfg->compute_ms / 1e3;
+	int i;
+
+	for (i = 0; i < r->cfg->iters; i++) {
+		s->comm[i] = ob_slowest(r->c, ob_round(r, 0, 0));
+		if (r->cfg->compute_ms <= 0)
+			secs = s->comm[i];
+		s->comp[i] = ob_compute_alone(secs, spin);
+		s->tot[i] = ob_slowest(r->c, ob_round(r, secs, spin));
+		if (s->comm[i] < 0 || s->tot[i] < 0)
+			return -1;
+		s->ratio[i] = s->tot[i] / (s->comp[i] > s->comm[i] ?
+					   s->comp[i] : s->comm[i]);
+	}
+	return 0;
+}
+
 static int ob_bench(struct ob_run *r)
 {
 	const struct ob_cfg *cfg = r->cfg;
 	int rank = optinc_comm_rank(r->c), i, spin;
-	double comm, comp, tot, secs;
+	struct ob_stats *s = calloc(1, sizeof(*s));
 
-	for (i = 0; i < cfg->warmup; i++)
+	for (i = 0; s && i < cfg->warmup; i++)
 		if (ob_round(r, 0, 0) < 0)
-			return 1;
-	comm = ob_mean(r, 0, 0);
-	if (comm < 0)
-		return 1;
-	secs = cfg->compute_ms > 0 ? cfg->compute_ms / 1e3 : comm;
+			goto out_fail;
+	if (!s)
+		goto out_fail;
 	if (!rank)
-		printf("N %d, %zu bytes float32 AVG in %d requests of %zu bytes, %d iterations; compute %.3f ms%s\n",
+		printf("N %d, %zu bytes float32 AVG in %d requests of %zu bytes, %d iterations; compute %s\n",
 		       optinc_comm_size(r->c), cfg->bytes, cfg->k, r->per * 4,
-		       cfg->iters, secs * 1e3,
-		       cfg->compute_ms > 0 ? "" : " (= comm alone)");
+		       cfg->iters, cfg->compute_ms > 0 ? "fixed (-C)" :
+		       "as long as the iteration's comm alone");
 	for (spin = 0; spin < 2; spin++) {
 		if ((spin && !cfg->spin) || (!spin && !cfg->sleep))
 			continue;
-		comp = ob_compute_alone(secs, spin, cfg->iters);
-		tot = ob_mean(r, secs, spin);
-		if (tot < 0)
-			return 1;
+		if (ob_mode(r, spin, s))
+			goto out_fail;
 		if (!rank)
-			ob_line(spin ? "spin" : "sleep", comp, comm, tot);
+			ob_line(spin ? "spin" : "sleep", s, cfg->iters);
 	}
 	if (cfg->idle_s > 0)
 		ob_idle(cfg, rank);
+	free(s);
 	return 0;
+out_fail:
+	free(s);
+	return 1;
 }
 
 static int ob_parse(int argc, char **argv, struct ob_cfg *cfg)
@@ -253,13 +292,15 @@ static int ob_parse(int argc, char **argv, struct ob_cfg *cfg)
 		}
 	}
 	return cfg->k < 1 || cfg->k > OB_MAX_K || cfg->iters < 1 ||
+	       cfg->iters > OB_MAX_ITERS || cfg->warmup < 1 ||
+	       cfg->warmup > OB_MAX_ITERS ||
 	       cfg->bytes < 4u * cfg->k || (!cfg->sleep && !cfg->spin) ? -1 : 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct ob_cfg cfg = { .bytes = 16 << 20, .k = 4, .iters = 5,
-			      .warmup = 1, .idle_s = 5, .sleep = 1, .spin = 1 };
+	struct ob_cfg cfg = { .bytes = 16 << 20, .k = 4, .iters = 9,
+			      .warmup = 2, .idle_s = 5, .sleep = 1, .spin = 1 };
 	struct ob_run r = { .cfg = &cfg };
 	size_t i, n;
 	int err;

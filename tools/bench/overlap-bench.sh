@@ -21,7 +21,7 @@ usage() {
 usage: overlap-bench.sh [-N SERVERS] [-R ROUNDS] [--tb NAME] [-- BENCH-ARGS...]
   -N      servers (default $N)
   -R      rounds (default $ROUNDS)
-  BENCH-ARGS go to optinc-overlap-bench (default: -b 16M -k 4 -n 5)
+  BENCH-ARGS go to optinc-overlap-bench (default: -b 16M -k 4 -n 9)
 EOF
 }
 
@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
 	*) usage >&2; exit 2 ;;
 	esac
 done
-[ $# -gt 0 ] || set -- -b 16M -k 4 -n 5
+[ $# -gt 0 ] || set -- -b 16M -k 4 -n 9
 [ "$(id -u)" = 0 ] || { echo "overlap-bench.sh: needs root (testbed)" >&2; exit 1; }
 [ -x "$BENCH" ] || { echo "overlap-bench.sh: build $BENCH first (make)" >&2; exit 1; }
 
@@ -52,8 +52,8 @@ done
 echo "# load after: $(uptime)"
 # median, smallest and largest ratio of each mode over the rounds
 for mode in sleep spin; do
-	grep -h "^$mode " "$TMP"/* | sed 's/.*overlap ratio //' | sort -n |
+	grep -h "^$mode " "$TMP"/* | sed 's/.*overlap ratio \([0-9.]*\).*/\1/' | sort -n |
 		awk -v m="$mode" '{ v[NR] = $1 }
-		END { if (NR) printf "%s: overlap ratio median %.3f, min %.3f, max %.3f over %d rounds\n",
+		END { if (NR) printf "%s: overlap ratio, medians of the rounds: median %.3f, min %.3f, max %.3f over %d rounds\n",
 			m, v[int((NR + 1) / 2)], v[1], v[NR], NR }'
 done
