@@ -4,7 +4,8 @@
 #   make kmod [KDIR=...]   the module, $(O)/kmod/optinc.ko
 #   make kmod-vm           the module for Debian's kernel and the static
 #                          programs selftests/kmod/run-vm boots with
-#   make kmod-vm-lib       liboptinc's allreduce_check (static) and optincd,
+#   make kmod-vm-lib       liboptinc's allreduce_check and collective_check
+#                          (static) and optincd,
 #                          to run the same allreduce through both datapaths
 # Kbuild writes next to its sources, so it builds in $(O)/kmod/src, a tree
 # of links to the sources.
@@ -80,10 +81,15 @@ $(KMOD_T)/allreduce_check: $(O)/selftests/net/allreduce_check.o $(O)/lib/libopti
 	$(call msg,LD,$@)
 	$(Q)$(CC) -static -o $@ $^ $(KMOD_LIB_STATIC) -lm
 
+$(KMOD_T)/collective_check: $(O)/selftests/net/collective_check.o \
+		$(O)/selftests/lib/dtref.o $(O)/lib/liboptinc.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) -static -o $@ $^ $(KMOD_LIB_STATIC) -lm
+
 # The VM boots Debian's kernel: build for its headers (KDIR= still wins).
 kmod-vm: KDIR = $(kmod_deb_kdir)
 kmod-vm: $(KMOD_KO) $(KMOD_VM_PROGS)
 
-kmod-vm-lib: $(KMOD_T)/allreduce_check $(O)/bin/optincd
+kmod-vm-lib: $(KMOD_T)/allreduce_check $(KMOD_T)/collective_check $(O)/bin/optincd
 
 TEST_PROGS += selftests/kmod/run-vm

@@ -1,188 +1,23 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-3-Clause)
 /*
- * optinc_allreduce(): float32 in two phases (agree on per-block exponents
- * with op MAX, then the quantized values with op AVG or SUM), int32 in one
- * (op ISUM). Every rank dequantizes the same result frames, so all ranks
- * end up with bit-identical results.
+ * optinc_allreduce()'s calls: their checks, and where they go: through
+ * the switch (ar_switch.c), through the ring (ar_ring.c), or the switch
+ * with failover to the ring when it is gone and back when it returns.
  */
-#include <arpa/inet.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <optinc/quant.h>
-
-#include "pipe.h"
+#include "internal.h"
+#include "dtype.h"
 #include "ring.h"
 
-static __u32 ar_block_len(const struct optinc_phase *p, __u32 n, __u32 j)
-{
-	return OPTINC_MIN(p->block, n - j * p->block);
-}
-
-static void ar_exp_fill(const struct optinc_phase *p, __u32 i, __u32 n,
-			__s8 *scales, __u8 *elems)
-{
-	memcpy(elems, p->exps + (size_t)i * p->per_frame, n);
-}
-
-static void ar_exp_take(const struct optinc_phase *p, __u32 i, __u32 n,
-			const struct optinc_msg *m)
-{
-	memcpy(p->exps + (size_t)i * p->per_frame, m->elems, n);
-}
-
-static void ar_quant_fill(const struct optinc_phase *p, __u32 i, __u32 n,
-			  __s8 *scales, __u8 *elems)
-{
-	const float *x = (const float *)p->src + (size_t)i * p->per_frame;
-	const __s8 *e = p->exps + (size_t)i * (p->per_frame / p->block);
-	__u32 j, bytes = p->bits / 8;
-
-	for (j = 0; j * p->block < n; j++) {
-		scales[j] = e[j];
-		optinc_quantize(x + j * p->block, ar_block_len(p, n, j), e[j],
-				p->bits, elems + j * p->block * bytes);
-	}
-}
-
-static void ar_avg_take(const struct optinc_phase *p, __u32 i, __u32 n,
-			const struct optinc_msg *m)
-{
-	float *y = (float *)p->dst + (size_t)i * p->per_frame;
-	__u32 j, bytes = p->bits / 8;
-
-	for (j = 0; j < m->nscale; j++)
-		optinc_dequantize(m->elems + j * p->block * bytes,
-				  ar_block_len(p, n, j), m->scales[j], p->bits,
-				  y + j * p->block);
-}
-
-static void ar_sum_take(const struct optinc_phase *p, __u32 i, __u32 n,
-			const struct optinc_msg *m)
-{
-	float *y = (float *)p->dst + (size_t)i * p->per_frame;
-	__u32 j;
-
-	for (j = 0; j < m->nscale; j++)
-		optinc_dequantize_sum(m->elems + j * p->block * 4,
-				      ar_block_len(p, n, j), m->scales[j],
-				      p->bits, y + j * p->block);
-}
-
-static void ar_int_fill(const struct optinc_phase *p, __u32 i, __u32 n,
-			__s8 *scales, __u8 *elems)
-{
-	const __u32 *x = (const __u32 *)p->src + (size_t)i * p->per_frame;
-	__u32 k, v;
-
-	for (k = 0; k < n; k++) {
-		v = htonl(x[k]);
-		memcpy(elems + 4 * k, &v, 4);
-	}
-}
-
-static void ar_int_take(const struct optinc_phase *p, __u32 i, __u32 n,
-			const struct optinc_msg *m)
-{
-	__u32 *y = (__u32 *)p->dst + (size_t)i * p->per_frame;
-	__u32 k, v;
-
-	for (k = 0; k < n; k++) {
-		memcpy(&v, m->elems + 4 * k, 4);
-		y[k] = ntohl(v);
-	}
-}
-
-static int ar_range_err(struct optinc_comm *c, const float *x, size_t off,
-			__u32 n)
-{
-	__u32 k;
-
-	for (k = 0; k < n && isfinite(x[off + k]); k++)
-		;
-	return optinc_seterr(c, OPTINC_ERR_RANGE,
-			     "allreduce: sendbuf[%zu] = %g is not finite",
-			     off + k, k < n ? x[off + k] : 0.0f);
-}
-
-/* This rank's exponent of every block into c->exps. */
-static int ar_block_exps(struct optinc_comm *c, const float *x, size_t count,
-			 __u32 nblocks)
-{
-	__u32 b, block = c->cfg.block, n;
-	__s8 *e;
-
-	if (nblocks > c->exps_cap) {
-		e = realloc(c->exps, nblocks);
-		if (!e)
-			return optinc_seterr(c, OPTINC_ERR_NOMEM,
-					     "allreduce: no memory for %u block exponents",
-					     nblocks);
-		c->exps = e;
-		c->exps_cap = nblocks;
-	}
-	for (b = 0; b < nblocks; b++) {
-		n = OPTINC_MIN(block, count - (size_t)b * block);
-		if (optinc_block_exp(x + (size_t)b * block, n, c->cfg.bits,
-				     &c->exps[b]))
-			return ar_range_err(c, x, (size_t)b * block, n);
-	}
-	return 0;
-}
-
-static int ar_run(struct optinc_comm *c, struct optinc_phase *p)
-{
-	p->nframes = OPTINC_DIV_UP(p->count, p->per_frame);
-	return optinc_pipe_run(c, p);
-}
-
-static int ar_float(struct optinc_comm *c, const float *x, float *y,
-		    __u32 count, int op)
-{
-	unsigned int bits = c->cfg.bits, block = c->cfg.block;
-	__u32 nblocks = OPTINC_DIV_UP(count, block);
-	struct optinc_phase exps = {
-		.op = OPTINC_OP_MAX, .bits = 8, .rbits = 8, .count = nblocks,
-		.per_frame = optinc_frame_elems(c, 1, 0),
-		.fill = ar_exp_fill, .take = ar_exp_take,
-	};
-	struct optinc_phase data = {
-		.op = op == OPTINC_AVG ? OPTINC_OP_AVG : OPTINC_OP_SUM,
-		.bits = bits, .rbits = op == OPTINC_AVG ? bits : 32,
-		.block = block, .count = count,
-		.fill = ar_quant_fill,
-		.take = op == OPTINC_AVG ? ar_avg_take : ar_sum_take,
-		.src = x, .dst = y,
-	};
-	int err;
-
-	data.per_frame = optinc_frame_elems(c, data.rbits / 8, block);
-	err = ar_block_exps(c, x, count, nblocks);
-	if (err)
-		return err;
-	exps.exps = data.exps = c->exps;
-	return ar_run(c, &exps) ?: ar_run(c, &data);
-}
-
-static int ar_int(struct optinc_comm *c, const void *x, void *y, __u32 count)
-{
-	struct optinc_phase sum = {
-		.op = OPTINC_OP_ISUM, .bits = 32, .rbits = 32, .count = count,
-		.per_frame = optinc_frame_elems(c, 4, 0),
-		.fill = ar_int_fill, .take = ar_int_take, .src = x, .dst = y,
-	};
-
-	return ar_run(c, &sum);
-}
-
 static int ar_check_bufs(struct optinc_comm *c, const void *sendbuf,
-			 void *recvbuf, size_t count)
+			 void *recvbuf, size_t count, size_t es)
 {
 	uintptr_t s = (uintptr_t)sendbuf, r = (uintptr_t)recvbuf;
-	size_t len = count * 4;
+	size_t len = count * es;
 
 	if (!count)
 		return 0;
@@ -199,69 +34,62 @@ static int ar_check_bufs(struct optinc_comm *c, const void *sendbuf,
 	return 0;
 }
 
-static int ar_check(struct optinc_comm *c, const void *sendbuf, void *recvbuf,
-		    size_t count, int datatype, int op)
+static int ar_check(struct optinc_comm *c, const struct optinc_call *k)
 {
-	if (datatype != OPTINC_FLOAT32 && datatype != OPTINC_INT32)
-		return optinc_seterr(c, OPTINC_ERR_INVALID,
-				     "allreduce: unknown datatype %d", datatype);
-	if (op != OPTINC_SUM && op != OPTINC_AVG)
-		return optinc_seterr(c, OPTINC_ERR_INVALID,
-				     "allreduce: unknown op %d", op);
-	if (datatype == OPTINC_INT32 && op == OPTINC_AVG)
+	size_t es = optinc_dtype_size(k->datatype);
+
+	if (!es)
+		return optinc_seterr(c, OPTINC_ERR_UNSUPPORTED,
+				     "allreduce: unknown datatype %d (FLOAT32 %d, INT32 %d, FLOAT16 %d, BFLOAT16 %d, FLOAT64 %d)",
+				     k->datatype, OPTINC_FLOAT32, OPTINC_INT32,
+				     OPTINC_FLOAT16, OPTINC_BFLOAT16,
+				     OPTINC_FLOAT64);
+	if (k->op < OPTINC_SUM || k->op > OPTINC_MIN)
+		return optinc_seterr(c, OPTINC_ERR_UNSUPPORTED,
+				     "allreduce: unknown op %d (SUM %d, AVG %d, MAX %d, MIN %d)",
+				     k->op, OPTINC_SUM, OPTINC_AVG, OPTINC_MAX,
+				     OPTINC_MIN);
+	if (k->datatype == OPTINC_INT32 && k->op == OPTINC_AVG)
 		return optinc_seterr(c, OPTINC_ERR_UNSUPPORTED,
 				     "allreduce: int32 AVG is not supported (use SUM)");
 	if (c->failed)
 		return optinc_seterr(c, c->failed,
 				     "allreduce: an earlier call on this communicator failed (%s) and left the ranks out of step; destroy it",
 				     optinc_strerror(c->failed));
-	return ar_check_bufs(c, sendbuf, recvbuf, count);
-}
-
-/* The switch path of a call; a failure that sent frames poisons the comm. */
-static int ar_switch(struct optinc_comm *c, const void *sendbuf,
-		     void *recvbuf, size_t count, int datatype, int op)
-{
-	__u32 seq0 = c->seq;
-	int err;
-
-	if (datatype == OPTINC_INT32)
-		err = ar_int(c, sendbuf, recvbuf, count);
-	else
-		err = ar_float(c, sendbuf, recvbuf, count, op);
-	if (err && err != OPTINC_ERR_SWITCH_GONE && c->seq != seq0)
-		c->failed = err;
-	return err;
+	return ar_check_bufs(c, k->sendbuf, k->recvbuf, k->count, es);
 }
 
 static int ar_keep(struct optinc_comm *c, void **buf, size_t *cap,
-		   const void *src, size_t count)
+		   const void *src, size_t bytes)
 {
 	void *p;
+	size_t room = OPTINC_DIV_UP(bytes, 4) * 4;	/* whole int32s */
 
-	if (count * 4 > *cap) {
-		p = realloc(*buf, count * 4);
+	if (room > *cap || !*buf) {
+		p = realloc(*buf, room ? room : 4);
 		if (!p)
 			return optinc_seterr(c, OPTINC_ERR_NOMEM,
-					     "allreduce: no memory to keep %zu values for failover",
-					     count);
+					     "allreduce: no memory to keep %zu bytes for failover",
+					     bytes);
 		*buf = p;
-		*cap = count * 4;
+		*cap = room;
 	}
-	memcpy(*buf, src, count * 4);
+	if (room)
+		memset((char *)*buf + room - 4, 0, 4);
+	memcpy(*buf, src, bytes);
 	return 0;
 }
 
-static int ar_ring(struct optinc_comm *c, const void *sendbuf, void *recvbuf,
-		   size_t count, int datatype, int op)
+/* A ring call of @count int32 (failover's bookkeeping: no call check). */
+static int ar_ring_i32(struct optinc_comm *c, const void *send, void *recv,
+		       size_t count)
 {
-	int err = optinc_ring_allreduce(c->ring, sendbuf, recvbuf, count,
-					datatype, op, c->errmsg,
-					sizeof(c->errmsg));
+	struct optinc_call k = {
+		.sendbuf = send, .recvbuf = recv, .count = count,
+		.datatype = OPTINC_INT32, .op = OPTINC_SUM,
+	};
 
-	if (err)
-		c->failed = err;
-	return err;
+	return optinc_ar_ring(c, &k, 0);
 }
 
 /*
@@ -278,7 +106,7 @@ static int ar_positions(struct optinc_comm *c, __u32 *behind, int *helper)
 	if (!v)
 		return optinc_seterr(c, OPTINC_ERR_NOMEM, "failover: no memory");
 	v[c->cfg.rank] = (__u32)c->fo.calls;
-	err = ar_ring(c, v, v, n, OPTINC_INT32, OPTINC_SUM);
+	err = ar_ring_i32(c, v, v, n);
 	for (r = 0; !err && r < n; r++) {
 		lo = OPTINC_MIN(lo, v[r]);
 		hi = OPTINC_MAX(hi, v[r]);
@@ -296,19 +124,39 @@ static int ar_positions(struct optinc_comm *c, __u32 *behind, int *helper)
 }
 
 /*
+ * A result handed over the ring bit for bit: a sum of int32 words with
+ * zeros from every rank but @from, through a buffer of whole words.
+ */
+static int ar_hand_over(struct optinc_comm *c, int from, const void *src,
+			void *dst, size_t bytes)
+{
+	size_t words = OPTINC_DIV_UP(bytes, 4);
+	__u32 *buf = calloc(words ? words : 1, 4);
+	int err;
+
+	if (!buf)
+		return optinc_seterr(c, OPTINC_ERR_NOMEM, "failover: no memory");
+	if (c->cfg.rank == from)
+		memcpy(buf, src, bytes);
+	err = ar_ring_i32(c, buf, buf, words);
+	if (!err && dst)
+		memcpy(dst, buf, bytes);
+	free(buf);
+	return err;
+}
+
+/*
  * The switch is gone: finish this call through the ring. If some ranks
  * already returned from the call before (they are ahead), the first of
- * them hands its result to the others (a sum with zeros, bit exact), and
- * those return it; otherwise all redo the call from its input.
+ * them hands its result to the others, and those return it; otherwise
+ * all redo the call from its input.
  */
-static int ar_fallback(struct optinc_comm *c, const void *in, void *recvbuf,
-		       size_t count, int datatype, int op)
+static int ar_fallback(struct optinc_comm *c, const struct optinc_call *k)
 {
 	struct optinc_failover *fo = &c->fo;
 	char why[OPTINC_ERRMSG_LEN];
 	int err = 0, helper = -1;
 	__u32 behind = 0;
-	void *zero;
 
 	snprintf(why, sizeof(why), "%s", c->errmsg);
 	fprintf(stderr, "optinc: rank %d: %s; call %llu goes through the ring (%s)\n",
@@ -323,27 +171,17 @@ static int ar_fallback(struct optinc_comm *c, const void *in, void *recvbuf,
 	err = err ?: ar_positions(c, &behind, &helper);
 	fo->base = behind;
 	if (err || helper < 0)
-		return err ?: ar_ring(c, in, recvbuf, count, datatype, op);
+		return err ?: optinc_ar_ring(c, k, 1);
 	fprintf(stderr, "optinc: rank %d: call %u had completed on rank %d; %s\n",
 		c->cfg.rank, behind, helper, fo->calls != behind ?
 		"handing its result to the ranks behind" :
 		"taking its result from there");
-	if (fo->calls != behind) {
-		zero = calloc(fo->last_count ? fo->last_count : 1, 4);
-		if (!zero)
-			return optinc_seterr(c, OPTINC_ERR_NOMEM,
-					     "failover: no memory");
-		err = ar_ring(c, c->cfg.rank == helper ? fo->last : zero, zero,
-			      fo->last_count, OPTINC_INT32, OPTINC_SUM);
-		free(zero);
-		return err ?: ar_ring(c, in, recvbuf, count, datatype, op);
-	}
-	zero = calloc(count, 4);
-	if (!zero)
-		return optinc_seterr(c, OPTINC_ERR_NOMEM, "failover: no memory");
-	err = ar_ring(c, zero, recvbuf, count, OPTINC_INT32, OPTINC_SUM);
-	free(zero);
-	return err;
+	if (fo->calls != behind)
+		return ar_hand_over(c, helper, fo->last, NULL,
+				    fo->last_bytes) ?:
+		       optinc_ar_ring(c, k, 1);
+	return ar_hand_over(c, helper, NULL, k->recvbuf,
+			    k->count * optinc_dtype_size(k->datatype));
 }
 
 /*
@@ -366,7 +204,7 @@ static int ar_failback(struct optinc_comm *c)
 	if (!ok)
 		fprintf(stderr, "optinc: rank %d: switch still unusable (%s); staying on the ring\n",
 			c->cfg.rank, c->errmsg);
-	err = ar_ring(c, &ok, &ok, 1, OPTINC_INT32, OPTINC_SUM);
+	err = ar_ring_i32(c, &ok, &ok, 1);
 	if (err || ok != (__u32)c->cfg.size)
 		return err;
 	fprintf(stderr, "optinc: rank %d: switch %s is back; calls go through it again\n",
@@ -379,38 +217,43 @@ static int ar_failback(struct optinc_comm *c)
 }
 
 /* A call with failover on: keep what a fallback needs, then try the switch. */
-static int ar_failover(struct optinc_comm *c, const void *sendbuf,
-		       void *recvbuf, size_t count, int datatype, int op)
+static int ar_failover(struct optinc_comm *c, const struct optinc_call *k)
 {
 	struct optinc_failover *fo = &c->fo;
-	const void *in = sendbuf;
+	size_t bytes = k->count * optinc_dtype_size(k->datatype);
+	struct optinc_call in = *k;
 	int err = 0;
 
 	if (fo->on_ring)
 		err = ar_failback(c);
 	if (!err && fo->on_ring) {
-		err = ar_ring(c, sendbuf, recvbuf, count, datatype, op);
+		err = optinc_ar_ring(c, k, 1);
 	} else if (!err) {
-		if (sendbuf == recvbuf)
-			err = ar_keep(c, &fo->in, &fo->in_cap, sendbuf, count);
-		if (sendbuf == recvbuf)
-			in = fo->in;
-		err = err ?: ar_switch(c, in, recvbuf, count, datatype, op);
+		if (k->sendbuf == k->recvbuf) {
+			err = ar_keep(c, &fo->in, &fo->in_cap, k->sendbuf,
+				      bytes);
+			in.sendbuf = fo->in;
+		}
+		err = err ?: optinc_ar_switch(c, &in);
 		if (err == OPTINC_ERR_SWITCH_GONE)
-			err = ar_fallback(c, in, recvbuf, count, datatype, op);
+			err = ar_fallback(c, &in);
 	}
 	if (err)
 		return err;
 	fo->calls++;
-	fo->last_count = count;
-	return ar_keep(c, &fo->last, &fo->last_cap, recvbuf, count);
+	fo->last_bytes = bytes;
+	return ar_keep(c, &fo->last, &fo->last_cap, k->recvbuf, bytes);
 }
 
-/* Argument checks of a call, on the thread that makes or posts it. */
-int optinc_call_check(struct optinc_comm *c, const struct optinc_call *k)
+/*
+ * Argument checks of a call, on the thread that makes or posts it. Every
+ * call gets a number, also one that fails here: a rank that skips a call
+ * is then one number off, and the other ranks see it (the call's tag).
+ */
+int optinc_call_check(struct optinc_comm *c, struct optinc_call *k)
 {
-	return ar_check(c, k->sendbuf, k->recvbuf, k->count, k->datatype,
-			k->op);
+	k->no = c->calls_posted++;
+	return ar_check(c, k);
 }
 
 /* Run a checked call to its end (blocking), on one thread at a time. */
@@ -420,11 +263,8 @@ int optinc_call_run(struct optinc_comm *c, const struct optinc_call *k)
 	if (!k->count)
 		return 0;
 	if (c->ring && !c->fo.peers)
-		return ar_ring(c, k->sendbuf, k->recvbuf, k->count,
-			       k->datatype, k->op);
+		return optinc_ar_ring(c, k, 1);
 	if (c->fo.ms)
-		return ar_failover(c, k->sendbuf, k->recvbuf, k->count,
-				   k->datatype, k->op);
-	return ar_switch(c, k->sendbuf, k->recvbuf, k->count, k->datatype,
-			 k->op);
+		return ar_failover(c, k);
+	return optinc_ar_switch(c, k);
 }

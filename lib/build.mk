@@ -4,7 +4,8 @@
 
 LIB_SRCS := lib/error.c lib/env.c lib/comm.c lib/join.c lib/transport.c \
 	    lib/transport_udp.c lib/transport_afxdp.c lib/pipe.c \
-	    lib/allreduce.c lib/ring.c lib/request.c
+	    lib/allreduce.c lib/ar_switch.c lib/ar_ring.c lib/dtype.c \
+	    lib/ring.c lib/request.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
 # the afxdp transport finds the XDP program's maps with bpf/maps.c
 LIB_XDP_OBJ := $(O)/bpf/maps.o
@@ -55,9 +56,10 @@ PCFILE := $(LIB_PC)
 
 # ---- tests: a loopback UDP switch on core's state machine, ranks as threads
 
-LIBTEST_HARNESS := $(O)/selftests/lib/udpswitch.o $(O)/selftests/lib/libtest.o
+LIBTEST_HARNESS := $(O)/selftests/lib/udpswitch.o $(O)/selftests/lib/libtest.o \
+		   $(O)/selftests/lib/dtref.o
 LIBTEST_PROGS := $(O)/selftests/lib/lib_api $(O)/selftests/lib/lib_allreduce \
-		 $(O)/selftests/lib/lib_nb
+		 $(O)/selftests/lib/lib_dtypes $(O)/selftests/lib/lib_nb
 LIBTEST_LINK := $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
 
 $(LIBTEST_PROGS): %: %.o $(LIBTEST_HARNESS) $(LIBTEST_LINK)

@@ -22,7 +22,7 @@ static void comm_free(struct optinc_comm *c)
 	free(c->pend);
 	free(c->txp);
 	free(c->rx);
-	free(c->exps);
+	free(c->scratch);
 	free(c);
 }
 

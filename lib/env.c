@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "transport.h"
 #include "ring.h"
@@ -28,14 +29,32 @@ struct env_val {
 
 #define ENVS(...)	((const char *const[]){ __VA_ARGS__, NULL })
 
-static const struct env_spec env_rank = { "rank",
-	ENVS("OPTINC_RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"),
+/*
+ * Rank and size: OPTINC_* first, then the launchers' variables. torchrun's
+ * RANK and WORLD_SIZE are generic names (DeepSpeed, accelerate and scripts
+ * set them too), so they come last, except in a torchrun worker (torchrun
+ * sets TORCHELASTIC_RUN_ID): torchrun is then the innermost launcher, and
+ * the variables of an srun or mpirun that started it describe torchrun's
+ * agent (one per node), not this worker.
+ */
+#define ENV_LAUNCHERS	5
+static const char *const env_rank_vars[2][ENV_LAUNCHERS + 1] = {
+	{ "OPTINC_RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID",
+	  "RANK", NULL },
+	{ "OPTINC_RANK", "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+	  "SLURM_PROCID", NULL },
+};
+static const char *const env_size_vars[2][ENV_LAUNCHERS + 1] = {
+	{ "OPTINC_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS",
+	  "WORLD_SIZE", NULL },
+	{ "OPTINC_SIZE", "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+	  "SLURM_NTASKS", NULL },
+};
+static const struct env_spec env_rank = { "rank", NULL,
 	0, 65535, ENV_NONE, 10 };
-static const struct env_spec env_size = { "size",
-	ENVS("OPTINC_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"),
+static const struct env_spec env_size = { "size", NULL,
 	1, OPTINC_MAX_MEMBERS, ENV_NONE, 10 };
-static const struct env_spec env_ring_size = { "size",
-	ENVS("OPTINC_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"),
+static const struct env_spec env_ring_size = { "size", NULL,
 	1, OPTINC_RING_MAX_RANKS, ENV_NONE, 10 };
 static const struct env_spec env_ring_port = { "ring_port",
 	ENVS("OPTINC_RING_PORT"), 1, 65535, OPTINC_RING_PORT, 10 };
@@ -127,6 +146,8 @@ static int env_uint(struct optinc_comm *c, const struct env_spec *sp,
 static int env_member(struct optinc_comm *c, const struct env_spec *sp,
 		      int optval, struct env_val *ev)
 {
+	const char *const *v = sp->env;
+
 	if (optval < -1)
 		return optinc_seterr(c, OPTINC_ERR_INVALID,
 				     "opts.%s=%d: must be >= 0, or -1 to read the environment",
@@ -135,19 +156,23 @@ static int env_member(struct optinc_comm *c, const struct env_spec *sp,
 		return OPTINC_ERR_INVALID;
 	if (!ev->set)
 		return optinc_seterr(c, OPTINC_ERR_INVALID,
-				     "%s not set: set opts.%s or %s (or %s, %s, %s)",
-				     sp->opt, sp->opt, sp->env[0], sp->env[1],
-				     sp->env[2], sp->env[3]);
+				     "%s not set: set opts.%s or %s (or %s, %s, %s, %s)",
+				     sp->opt, sp->opt, v[0], v[1], v[2], v[3],
+				     v[4]);
 	return 0;
 }
 
 static int env_rank_size(struct optinc_comm *c, const struct optinc_opts *o)
 {
+	int torchrun = getenv("TORCHELASTIC_RUN_ID") != NULL;
+	struct env_spec rsp = env_rank, ssp = c->cfg.algo == OPTINC_ALGO_RING ?
+					    env_ring_size : env_size;
 	struct env_val rank, size;
 
-	if (env_member(c, &env_rank, o->rank, &rank) ||
-	    env_member(c, c->cfg.algo == OPTINC_ALGO_RING ? &env_ring_size :
-			  &env_size, o->size, &size))
+	rsp.env = env_rank_vars[torchrun];
+	ssp.env = env_size_vars[torchrun];
+	if (env_member(c, &rsp, o->rank, &rank) ||
+	    env_member(c, &ssp, o->size, &size))
 		return OPTINC_ERR_INVALID;
 	if (rank.v >= size.v)
 		return optinc_seterr(c, OPTINC_ERR_INVALID,
@@ -238,6 +263,31 @@ static int env_algo(struct optinc_comm *c, const struct optinc_opts *o)
 		return optinc_seterr(c, OPTINC_ERR_INVALID,
 				     "%s: unknown algorithm (optinc, ring)", from);
 	c->cfg.algo = algo;
+	return 0;
+}
+
+/* What a NaN or Inf does: opts.nonfinite, else OPTINC_NONFINITE, else NaN. */
+static int env_nonfinite(struct optinc_comm *c, const struct optinc_opts *o)
+{
+	const char *s = getenv("OPTINC_NONFINITE");
+	int nf = o->nonfinite;
+
+	if (nf != -1 && nf != OPTINC_NONFINITE_NAN &&
+	    nf != OPTINC_NONFINITE_ERROR)
+		return optinc_seterr(c, OPTINC_ERR_INVALID,
+				     "opts.nonfinite=%d: must be OPTINC_NONFINITE_NAN (0), OPTINC_NONFINITE_ERROR (1), or -1 to read the environment",
+				     nf);
+	if (nf == -1 && s) {
+		nf = !strcasecmp(s, "nan") || !strcmp(s, "0") ?
+			OPTINC_NONFINITE_NAN :
+		     !strcasecmp(s, "error") || !strcmp(s, "1") ?
+			OPTINC_NONFINITE_ERROR : -2;
+		if (nf == -2)
+			return optinc_seterr(c, OPTINC_ERR_INVALID,
+					     "OPTINC_NONFINITE=%.32s: must be nan or error (or 0, 1)",
+					     s);
+	}
+	c->cfg.nonfinite = nf == -1 ? OPTINC_NONFINITE_NAN : nf;
 	return 0;
 }
 
@@ -353,7 +403,8 @@ int optinc_cfg_resolve(struct optinc_comm *c, const struct optinc_opts *o)
 	err = env_copy_opts(c, o, &opts) ?:
 	      env_algo(c, &opts) ?:
 	      env_rank_size(c, &opts) ?:
-	      env_numbers(c, &opts);
+	      env_numbers(c, &opts) ?:
+	      env_nonfinite(c, &opts);
 	if (err)
 		return err;
 	if (c->cfg.algo == OPTINC_ALGO_RING)

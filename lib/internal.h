@@ -58,7 +58,7 @@ struct optinc_failover {
 	void *in;		/* copy of an in-place call's input */
 	size_t in_cap;
 	void *last;		/* result of the last call (a late rank needs it) */
-	size_t last_count, last_cap;
+	size_t last_bytes, last_cap;
 	__u64 fallbacks, failbacks;
 };
 
@@ -78,6 +78,7 @@ struct optinc_cfg {
 	unsigned int mtu;
 	unsigned int block;
 	int algo;			/* enum optinc_algo */
+	int nonfinite;			/* enum optinc_nonfinite */
 	const char *peers;		/* ring: during create only */
 	unsigned int ring_port;		/* ring: rank r listens on this + r */
 	const struct optinc_xport_ops *xops;
@@ -122,8 +123,9 @@ struct optinc_comm {
 	unsigned int window;	/* frames in flight: min(cfg.window, sw_window) */
 	__u32 seq;		/* seq of the next frame */
 	int failed;		/* result code of a call that left seq in doubt */
-	__s8 *exps;		/* per-block exponents of the current call */
-	size_t exps_cap;
+	__u64 calls_posted;	/* numbers the calls, the same on every rank */
+	void *scratch;		/* the current call's codes and one block */
+	size_t scratch_cap;
 	__u8 *tx;		/* window frames of tx_room bytes */
 	__u32 tx_room;
 	struct optinc_pending *pend;	/* window entries, frame i at i % window */
@@ -144,11 +146,17 @@ struct optinc_call {
 	void *recvbuf;
 	size_t count;
 	int datatype, op;
+	__u64 no;	/* its number among the calls posted (check sets it) */
 };
 
 /* allreduce.c */
-int optinc_call_check(struct optinc_comm *c, const struct optinc_call *k);
+int optinc_call_check(struct optinc_comm *c, struct optinc_call *k);
 int optinc_call_run(struct optinc_comm *c, const struct optinc_call *k);
+
+/* ar_switch.c, ar_ring.c: a checked call through the switch, the ring */
+int optinc_ar_switch(struct optinc_comm *c, const struct optinc_call *k);
+int optinc_ar_ring(struct optinc_comm *c, const struct optinc_call *k,
+		   int check);
 
 /* request.c */
 int optinc_queue_init(struct optinc_comm *c);

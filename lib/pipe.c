@@ -70,7 +70,7 @@ static void pipe_build(struct optinc_comm *c, const struct optinc_phase *p,
 		.slot = seq % c->sw_window,
 		.flags = (seq / c->sw_window) & 1 ? OPTINC_F_SHADOW : 0,
 		.op = p->op, .count = n, .bits = p->bits,
-		.nscale = pipe_nscale(p, n), .block = p->block,
+		.nscale = pipe_nscale(p, n), .block = p->block, .tag = p->tag,
 	};
 	__s8 *scales = (__s8 *)(buf + OPTINC_HDR_LEN);
 	struct optinc_pending *pd = &c->pend[i % c->window];
@@ -285,6 +285,10 @@ static int pipe_check(struct optinc_comm *c, const struct optinc_phase *p,
 	__u8 ns = pipe_nscale(p, n);
 	const __u8 *sent = pipe_buf(c, i) + OPTINC_HDR_LEN;
 
+	if (m->flags & OPTINC_F_MIXED)
+		return optinc_seterr(c, OPTINC_ERR_PROTO,
+				     "allreduce: switch %s: seq %u met contributions of different calls (a rank skipped a call, or called with another count, datatype or op)",
+				     c->cfg.sw_str, m->seq);
 	if (m->op != p->op || m->bits != p->rbits || m->count != n ||
 	    m->nscale != ns || (ns && m->block != p->block))
 		return optinc_seterr(c, OPTINC_ERR_PROTO,

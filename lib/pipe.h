@@ -20,7 +20,8 @@
  * @nframes:   frames in the phase
  * @fill:      write frame @i's @n elements (and scales) to send
  * @take:      use frame @i's result @m (shape already checked)
- * @src, @dst, @exps: what @fill and @take work on
+ * @tag:       the call's tag, in every frame (wire.h: rsvd of DATA)
+ * @src, @dst, @ctx: what @fill and @take work on
  */
 struct optinc_phase {
 	__u8 op, bits, rbits;
@@ -30,9 +31,10 @@ struct optinc_phase {
 		     __s8 *scales, __u8 *elems);
 	void (*take)(const struct optinc_phase *p, __u32 i, __u32 n,
 		     const struct optinc_msg *m);
+	__u16 tag;
 	const void *src;
 	void *dst;
-	__s8 *exps;
+	void *ctx;
 };
 
 int optinc_pipe_run(struct optinc_comm *c, const struct optinc_phase *p);

@@ -38,10 +38,12 @@ struct optinc_queue {
 	struct optinc_request *next;	/* the first one not yet run */
 	struct optinc_comm *c;
 	/*
-	 * What the posting thread checks a call against: a copy of the
-	 * communicator made at create (its settings do not change after),
-	 * with the last known c->failed and an errmsg of its own, so that
-	 * checks never touch what the progress thread writes.
+	 * What every call is checked against when it is posted (or made
+	 * blocking): a copy of the communicator made at create (its settings
+	 * do not change after), with the last known c->failed and an errmsg
+	 * of its own, so that checks never touch what a running call writes.
+	 * Its calls_posted numbers the calls, in posting order, under q->lock
+	 * (the communicator's own one is not used).
 	 */
 	struct optinc_comm view;
 	struct optinc_comm_stats st;	/* counters after the last call */
@@ -123,16 +125,27 @@ static void req_ran(struct optinc_queue *q)
 }
 
 /*
- * One request on the progress thread. The check again here, on the
- * thread that owns c->failed: a call that failed after this one was
- * posted fails it with that call's code ("an earlier call ... failed").
+ * A call that failed after this one was posted (and checked) fails it
+ * with its code, as optinc_call_check() would have: checked again here,
+ * on the thread that owns c->failed, not with optinc_call_check(), which
+ * would number the call a second time.
  */
+static int req_failed(struct optinc_comm *c)
+{
+	if (!c->failed)
+		return 0;
+	return optinc_seterr(c, c->failed,
+			     "allreduce: an earlier call on this communicator failed (%s) and left the ranks out of step; destroy it",
+			     optinc_strerror(c->failed));
+}
+
+/* One request on the progress thread. */
 static void req_run(struct optinc_queue *q, struct optinc_request *r)
 {
 	struct optinc_comm *c = q->c;
 	int err;
 
-	err = optinc_call_check(c, &r->call) ?: optinc_call_run(c, &r->call);
+	err = req_failed(c) ?: optinc_call_run(c, &r->call);
 	if (err)
 		snprintf(r->errmsg, sizeof(r->errmsg), "%s", c->errmsg);
 	pthread_mutex_lock(&q->lock);
@@ -323,18 +336,13 @@ int optinc_waitall(struct optinc_request **reqs, size_t n, int *codes)
 	return first;
 }
 
-/*
- * A blocking call on an idle communicator (nothing queued, nothing
- * running) runs on the caller's thread: the same order and result as
- * post + wait, without the hand-off to the progress thread and back, and
- * a program that only makes blocking calls never starts that thread.
- */
+/* A checked call run on the caller's thread, which set q->busy. */
 static int req_inline(struct optinc_queue *q, const struct optinc_call *k)
 {
 	struct optinc_comm *c = q->c;
 	int err;
 
-	err = optinc_call_check(c, k) ?: optinc_call_run(c, k);
+	err = optinc_call_run(c, k);
 	pthread_mutex_lock(&q->lock);
 	req_ran(q);
 	if (err)
@@ -343,6 +351,12 @@ static int req_inline(struct optinc_queue *q, const struct optinc_call *k)
 	return err;
 }
 
+/*
+ * A blocking call on an idle communicator (nothing queued, nothing
+ * running) runs on the caller's thread: the same order, number and result
+ * as post + wait, without the hand-off to the progress thread and back,
+ * and a program that only makes blocking calls never starts that thread.
+ */
 int optinc_allreduce(struct optinc_comm *comm, const void *sendbuf,
 		     void *recvbuf, size_t count, int datatype, int op)
 {
@@ -352,16 +366,20 @@ int optinc_allreduce(struct optinc_comm *comm, const void *sendbuf,
 		.datatype = datatype, .op = op,
 	};
 	struct optinc_request *r;
-	int idle;
+	int idle, err = 0;
 
 	if (!q)
 		return OPTINC_ERR_INVALID;
 	pthread_mutex_lock(&q->lock);
 	idle = !q->next && !q->busy;
-	q->busy |= idle;
+	if (idle)
+		err = optinc_call_check(&q->view, &k);
+	if (idle && err)
+		req_keep_msg(q, q->view.errmsg);
+	q->busy |= idle && !err;
 	pthread_mutex_unlock(&q->lock);
 	if (idle)
-		return req_inline(q, &k);
+		return err ?: req_inline(q, &k);
 	return optinc_iallreduce(comm, sendbuf, recvbuf, count, datatype, op,
 				 &r) ?: optinc_wait(&r);
 }

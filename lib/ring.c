@@ -2,6 +2,7 @@
 /* Ring all-reduce over TCP: pipelined reduce-scatter, then all-gather. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -36,7 +37,18 @@ struct optinc_ring {
 	struct in_addr addr[];
 };
 
-enum ring_kind { RING_FSUM, RING_FAVG, RING_ISUM };
+/*
+ * How elements combine: sums, NaN-propagating maxima and minima (a NaN
+ * must reach the result, as on the switch), of 4-byte ints and floats and
+ * 8-byte doubles. AVG sums inputs scaled by 2^-k (2^k >= N, exact) so
+ * that no partial sum overflows where the true average is finite, and
+ * divides by N 2^-k once at the end: the same quotient as sum / N.
+ */
+enum ring_kind {
+	RING_ISUM, RING_IMAX, RING_IMIN,
+	RING_FSUM, RING_FMAX, RING_FMIN,
+	RING_DSUM, RING_DMAX, RING_DMIN,
+};
 
 /* One all-reduce in flight: a send and a receive cursor over 2(N-1) steps. */
 struct ring_op {
@@ -44,6 +56,8 @@ struct ring_op {
 	char *buf;
 	size_t count;
 	enum ring_kind kind;
+	unsigned int es;	/* bytes per element: 4, or 8 for doubles */
+	double div;		/* AVG: N 2^-k, the last step divides; else 0 */
 	unsigned int steps;
 	unsigned int s_step, r_step;
 	size_t s_off;		/* bytes of the step sent */
@@ -432,12 +446,12 @@ static size_t ring_step_bytes(const struct ring_op *ro, unsigned int k,
 {
 	int seg = ring_seg(ro, k, rx);
 
-	return (ring_seg_start(ro, seg + 1) - ring_seg_start(ro, seg)) * 4;
+	return (ring_seg_start(ro, seg + 1) - ring_seg_start(ro, seg)) * ro->es;
 }
 
 static char *ring_step_ptr(const struct ring_op *ro, unsigned int k, int rx)
 {
-	return ro->buf + ring_seg_start(ro, ring_seg(ro, k, rx)) * 4;
+	return ro->buf + ring_seg_start(ro, ring_seg(ro, k, rx)) * ro->es;
 }
 
 /*
@@ -469,28 +483,63 @@ static void ring_advance(struct ring_op *ro)
 	}
 }
 
-/* Fold @n staged elements into buf; the last reduce-scatter step of AVG
- * divides, so each element's final value is made by one rank only. */
+#define RING_FOLD(T, dst, src, n, expr)					\
+	do {								\
+		T *d_ = (T *)(dst);					\
+		const T *s_ = (const T *)(src);				\
+		size_t i_;						\
+									\
+		for (i_ = 0; i_ < (n); i_++) {				\
+			T a = s_[i_], b = d_[i_];			\
+									\
+			d_[i_] = (expr);				\
+		}							\
+	} while (0)
+
+/* Fold @n staged elements into buf. */
 static void ring_reduce(struct ring_op *ro, size_t n)
 {
 	char *dst = ring_step_ptr(ro, ro->r_step, 1) + ro->r_ready;
+	const void *src = ro->r->stage;
 	int last = ro->r_step == (unsigned int)ro->r->size - 2;
-	float fn = (float)ro->r->size;
-	const float *fs = ro->r->stage;
-	const uint32_t *is = (const uint32_t *)ro->r->stage;
-	uint32_t *id = (uint32_t *)dst;
-	float *fd = (float *)dst;
-	size_t i;
+	float fdiv = (float)ro->div;
 
-	if (ro->kind == RING_ISUM) {
-		for (i = 0; i < n; i++)
-			id[i] += is[i];
-	} else if (ro->kind == RING_FAVG && last) {
-		for (i = 0; i < n; i++)
-			fd[i] = (fs[i] + fd[i]) / fn;
-	} else {
-		for (i = 0; i < n; i++)
-			fd[i] = fs[i] + fd[i];
+	if (ro->div && last && ro->kind == RING_FSUM) {
+		RING_FOLD(float, dst, src, n, (a + b) / fdiv);
+		return;
+	}
+	if (ro->div && last && ro->kind == RING_DSUM) {
+		RING_FOLD(double, dst, src, n, (a + b) / ro->div);
+		return;
+	}
+	switch (ro->kind) {
+	case RING_ISUM:
+		RING_FOLD(uint32_t, dst, src, n, a + b);
+		break;
+	case RING_IMAX:
+		RING_FOLD(int32_t, dst, src, n, a > b ? a : b);
+		break;
+	case RING_IMIN:
+		RING_FOLD(int32_t, dst, src, n, a < b ? a : b);
+		break;
+	case RING_FSUM:
+		RING_FOLD(float, dst, src, n, a + b);
+		break;
+	case RING_FMAX:
+		RING_FOLD(float, dst, src, n, a != a || a > b ? a : b);
+		break;
+	case RING_FMIN:
+		RING_FOLD(float, dst, src, n, a != a || a < b ? a : b);
+		break;
+	case RING_DSUM:
+		RING_FOLD(double, dst, src, n, a + b);
+		break;
+	case RING_DMAX:
+		RING_FOLD(double, dst, src, n, a != a || a > b ? a : b);
+		break;
+	case RING_DMIN:
+		RING_FOLD(double, dst, src, n, a != a || a < b ? a : b);
+		break;
 	}
 }
 
@@ -526,11 +575,11 @@ static int ring_recv_some(struct ring_op *ro, char *err, size_t errlen)
 		return 0;
 	}
 	ro->staged += n;
-	nel = ro->staged / 4;
+	nel = ro->staged / ro->es;
 	ring_reduce(ro, nel);
-	ro->r_ready += nel * 4;
-	ro->staged -= nel * 4;
-	memmove(r->stage, (char *)r->stage + nel * 4, ro->staged);
+	ro->r_ready += nel * ro->es;
+	ro->staged -= nel * ro->es;
+	memmove(r->stage, (char *)r->stage + nel * ro->es, ro->staged);
 	return 0;
 }
 
@@ -607,17 +656,40 @@ static int ring_run(struct ring_op *ro, char *err, size_t errlen)
 	}
 }
 
-static int ring_kind_of(int datatype, int op, enum ring_kind *kind)
+static int ring_kind_of(int datatype, int op, struct ring_op *ro)
 {
-	if (datatype == OPTINC_FLOAT32 && op == OPTINC_SUM)
-		*kind = RING_FSUM;
-	else if (datatype == OPTINC_FLOAT32 && op == OPTINC_AVG)
-		*kind = RING_FAVG;
-	else if (datatype == OPTINC_INT32 && op == OPTINC_SUM)
-		*kind = RING_ISUM;
-	else
+	static const enum ring_kind by_op[3][3] = {
+		{ RING_ISUM, RING_IMAX, RING_IMIN },
+		{ RING_FSUM, RING_FMAX, RING_FMIN },
+		{ RING_DSUM, RING_DMAX, RING_DMIN },
+	};
+	int t = datatype == OPTINC_INT32 ? 0 : datatype == OPTINC_FLOAT32 ? 1 :
+		datatype == OPTINC_FLOAT64 ? 2 : -1;
+	int o = op == OPTINC_SUM || op == OPTINC_AVG ? 0 : op == OPTINC_MAX ?
+		1 : op == OPTINC_MIN ? 2 : -1;
+
+	if (t < 0 || o < 0 || (t == 0 && op == OPTINC_AVG))
 		return OPTINC_ERR_UNSUPPORTED;
+	ro->kind = by_op[t][o];
+	ro->es = t == 2 ? 8 : 4;
 	return 0;
+}
+
+/* AVG: every input times 2^-k, 2^k >= N; the last step divides. */
+static void ring_pre_scale(struct ring_op *ro)
+{
+	int k = 0;
+	size_t i;
+
+	while ((1 << k) < ro->r->size)
+		k++;
+	ro->div = ldexp(ro->r->size, -k);
+	for (i = 0; i < ro->count; i++) {
+		if (ro->es == 8)
+			((double *)ro->buf)[i] = ldexp(((double *)ro->buf)[i], -k);
+		else
+			((float *)ro->buf)[i] = ldexpf(((float *)ro->buf)[i], -k);
+	}
 }
 
 int optinc_ring_allreduce(struct optinc_ring *ring, const void *send,
@@ -626,7 +698,7 @@ int optinc_ring_allreduce(struct optinc_ring *ring, const void *send,
 {
 	struct ring_op ro = { .r = ring, .buf = recv, .count = count };
 
-	if (ring_kind_of(datatype, op, &ro.kind) < 0)
+	if (ring_kind_of(datatype, op, &ro) < 0)
 		return ring_fail(err, errlen, OPTINC_ERR_UNSUPPORTED,
 				 "ring: datatype %d with op %d is not supported",
 				 datatype, op);
@@ -638,7 +710,9 @@ int optinc_ring_allreduce(struct optinc_ring *ring, const void *send,
 	if (!count)
 		return 0;
 	if (send != recv)
-		memcpy(recv, send, count * 4);
+		memcpy(recv, send, count * ro.es);
+	if (op == OPTINC_AVG && ring->size > 1)
+		ring_pre_scale(&ro);
 	if (ring->size == 1)
 		return 0;
 	ro.steps = 2 * (ring->size - 1);

@@ -31,6 +31,7 @@ $(O)/selftests/unit/%: $(O)/selftests/unit/%.o $(CORE_LIB)
 ALL_TARGETS += $(UNIT_BINS)
 TEST_PROGS += $(UNIT_BINS)
 
+-include selftests/lib/build.mk
 -include selftests/net/build.mk
 -include selftests/fuzz/build.mk
 -include selftests/reliability/build.mk

@@ -46,6 +46,7 @@ struct optinc_msg {
 	__u16	job, rank, slot, count, block, aux, size;
 	__u32	token, seq;
 	__u32	held;		/* RESULT: hint bitmap (size:rsvd on the wire) */
+	__u16	tag;		/* DATA: call tag (rsvd on the wire) */
 	const __s8 *scales;	/* nscale exponents */
 	const __u8 *elems;	/* count elements of bits each */
 	__u32	elems_len;	/* count * bits / 8 */
@@ -94,6 +95,8 @@ enum optinc_kind {
 	OPTINC_K_CAVG16,	/* cascade partial sums 16 -> 8-bit average */
 	OPTINC_K_CAVG32,	/* cascade partial sums 32 -> 16-bit average */
 	OPTINC_K_CONN8,		/* cascade partial sums 16 -> P unit + table */
+	OPTINC_K_MAX16,		/* int16 max */
+	OPTINC_K_MAX32,		/* int32 max */
 	OPTINC_K_NR
 };
 
@@ -158,7 +161,8 @@ struct optinc_slot {
 	__u8	done;		/* result is in @res */
 	__u8	up;		/* complete, waiting for the upstream result */
 	__u8	op, bits, nscale, kind;
-	__u16	count, block;
+	__u8	mixed;		/* contributions of different calls met here */
+	__u16	count, block, tag;
 	__s8	scales[OPTINC_MAX_SCALES];
 	__u32	*acc;		/* job->max_elems accumulators */
 	__u8	*res;		/* result elements, job->max_elems * 4 bytes */

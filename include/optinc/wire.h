@@ -32,8 +32,9 @@
  *  SUM  bits 8/16, offset binary; result: 32-bit two's complement sum of
  *       the signed values (exact; the result frame has bits = 32).
  *  ISUM bits 32, two's complement; result: wrapping 32-bit sum.
- *  MAX  bits 8, two's complement; result: maximum (used to agree on the
- *       per-block exponents before the data of an allreduce).
+ *  MAX  bits 8, 16 or 32, two's complement; result: the maximum, same
+ *       bits (agrees on per-block exponents before the data of a float
+ *       allreduce; and MAX/MIN themselves: MIN(x) = ~MAX(~x)).
  *  CAVG cascade, first-level switch -> second-level switch: bits 16 (for
  *       B = 8) or 32 (B = 16), each element the exact sum S_j of the
  *       switch's N1 members' offset-binary AVG values (offset N1 2^(B-1),
@@ -51,7 +52,13 @@
 
 /* flags */
 #define OPTINC_F_SHADOW		0x01	/* which of the slot's two copies */
-#define OPTINC_F_ALL		OPTINC_F_SHADOW
+/*
+ * RESULT (and a first-level switch's upstream DATA): contributions with
+ * different call tags or shapes met in this slot, so its elements are no
+ * reduction of one call; a rank fails its call (ranks out of step).
+ */
+#define OPTINC_F_MIXED		0x02
+#define OPTINC_F_ALL		(OPTINC_F_SHADOW | OPTINC_F_MIXED)
 
 /* NACK reasons (aux of a NACK frame) */
 #define OPTINC_NACK_NO_JOB	1	/* no such job on this switch */
@@ -101,7 +108,9 @@
  *           RESULT: retransmission hint (OPTINC_HINT_ON | distance)
  * @size:    JOIN_ACK: job size (members); RESULT: held bitmap, high half;
  *           CAVG DATA: fan-in N1; otherwise 0
- * @rsvd:    RESULT: held bitmap, low half; otherwise 0
+ * @rsvd:    RESULT: held bitmap, low half; DATA: call tag, the same in
+ *           every contribution to one slot (0 from a version-1 rank; a
+ *           switch compares tags like the shape); otherwise 0
  *
  * Payload: @nscale signed 8-bit exponents, padded with zeros to a multiple
  * of 4 bytes, then @count elements of @bits each. A block's values are

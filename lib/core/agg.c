@@ -95,6 +95,10 @@ __u8 optinc_job_kind(const struct optinc_job *job, __u8 op, __u8 bits)
 		return OPTINC_K_ISUM;
 	if (op == OPTINC_OP_MAX && bits == 8)
 		return OPTINC_K_MAX8;
+	if (op == OPTINC_OP_MAX && bits == 16)
+		return OPTINC_K_MAX16;
+	if (op == OPTINC_OP_MAX && bits == 32)
+		return OPTINC_K_MAX32;
 	return optinc_cascade_kind(job, op, bits);
 }
 
@@ -188,7 +192,7 @@ static int agg_same_shape(const struct optinc_slot *s, const struct optinc_msg *
 {
 	return s->op == m->op && s->bits == m->bits && s->count == m->count &&
 	       s->block == m->block && s->nscale == m->nscale &&
-	       !memcmp(s->scales, m->scales, m->nscale);
+	       s->tag == m->tag && !memcmp(s->scales, m->scales, m->nscale);
 }
 
 static void agg_start(struct optinc_slot *s, const struct optinc_msg *m,
@@ -205,8 +209,26 @@ static void agg_start(struct optinc_slot *s, const struct optinc_msg *m,
 	s->count = m->count;
 	s->block = m->block;
 	s->nscale = m->nscale;
+	s->tag = m->tag;
+	s->mixed = !!(m->flags & OPTINC_F_MIXED);
 	memcpy(s->scales, m->scales, m->nscale);
 	optinc_acc_load(kind, s->acc, m->elems, m->count);
+}
+
+/*
+ * A member's contribution to a waiting slot: folded in, or, when it is of
+ * another call (tag or shape differ: a rank skipped a call or called with
+ * other arguments), counted without folding and the slot marked mixed, so
+ * that every member learns it from the result instead of waiting it out.
+ */
+static void agg_fold(struct optinc_slot *s, const struct optinc_msg *m)
+{
+	if (!agg_same_shape(s, m)) {
+		s->mixed = 1;
+		return;
+	}
+	s->mixed |= !!(m->flags & OPTINC_F_MIXED);
+	optinc_acc_fold(s->kind, s->acc, m->elems, m->count);
 }
 
 /* Which member sent this: the rank's registered address and port. */
@@ -258,7 +280,8 @@ static enum optinc_verdict agg_data(struct optinc_job *job,
 		if (m->seq != s->seq)
 			return OPTINC_V_DROP;
 		*why = OPTINC_DROP_MISMATCH;
-		if (!agg_same_shape(s, m))
+		if ((s->done || s->up || (s->bitmap & bit)) &&
+		    !agg_same_shape(s, m))
 			return OPTINC_V_DROP;
 		if (s->done)
 			return OPTINC_V_RESEND;
@@ -267,7 +290,7 @@ static enum optinc_verdict agg_data(struct optinc_job *job,
 		*why = OPTINC_DROP_DUPLICATE;
 		if (s->bitmap & bit)
 			return OPTINC_V_DROP;
-		optinc_acc_fold(s->kind, s->acc, m->elems, m->count);
+		agg_fold(s, m);
 	}
 	*why = OPTINC_DROP_NONE;
 	s->bitmap |= bit;

@@ -61,6 +61,8 @@ static __u8 cascade_up_op(__u8 kind)
 	case OPTINC_K_ISUM:
 		return OPTINC_OP_ISUM;
 	case OPTINC_K_MAX8:
+	case OPTINC_K_MAX16:
+	case OPTINC_K_MAX32:
 		return OPTINC_OP_MAX;
 	default:
 		return 0;
@@ -76,6 +78,10 @@ __u32 optinc_cascade_elem_bytes(__u8 kind)
 		return 2;
 	case OPTINC_K_MAX8:
 		return 1;
+	case OPTINC_K_MAX16:
+		return 2;
+	case OPTINC_K_MAX32:
+		return 4;
 	case OPTINC_K_AVG16:
 	case OPTINC_K_SUM8:
 	case OPTINC_K_SUM16:
@@ -128,8 +134,10 @@ static void cascade_partial(const struct optinc_job *job,
 			oi_put32(dst + 4 * i, s->acc[i]);
 		break;
 	case OPTINC_K_MAX8:
-		for (i = 0; i < n; i++)
-			dst[i] = (__u8)s->acc[i];
+	case OPTINC_K_MAX16:
+	case OPTINC_K_MAX32:
+		optinc_acc_finish((enum optinc_kind)s->kind, s->acc, n, 0,
+				  NULL, dst);
 		break;
 	default:
 		break;
@@ -163,13 +171,14 @@ __u32 optinc_build_up(void *frame, __u32 room, const struct optinc_job *job,
 		.job = up->job, .rank = up->rank, .token = up->token,
 		.seq = s->seq, .count = s->count, .nscale = nscale,
 		.block = nscale ? s->block : 0,
-		.size = op == OPTINC_OP_CAVG ? job->size : 0,
+		.size = op == OPTINC_OP_CAVG ? job->size : 0, .tag = s->tag,
 	};
 
 	if (!op || !up->window || OPTINC_L2L4_LEN + l4 > room)
 		return 0;
 	m.slot = (__u16)(s->seq % up->window);
-	m.flags = (__u8)((s->seq / up->window) & 1);
+	m.flags = (__u8)(((s->seq / up->window) & 1) |
+			 (s->mixed ? OPTINC_F_MIXED : 0));
 	optinc_build_l2l4(p, &up->self, &up->sw, l4);
 	optinc_hdr_fill((struct optinc_hdr *)(p + OPTINC_L2L4_LEN), &m);
 	pay = p + OPTINC_FRAME_OVERHEAD;
@@ -242,6 +251,7 @@ enum optinc_verdict optinc_job_rx_up(struct optinc_job *job,
 	}
 	memcpy(s->res, m->elems, m->elems_len);
 	s->res_len = m->elems_len;
+	s->mixed |= !!(m->flags & OPTINC_F_MIXED);
 	s->up = 0;
 	s->done = 1;
 	optinc_job_advance(job, m->seq);	/* the hints' oldest waiting slot */

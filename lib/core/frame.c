@@ -94,7 +94,7 @@ static int frame_bits_ok(__u8 type, __u8 op, __u8 bits)
 	case OPTINC_OP_ISUM:
 		return bits == 32;
 	case OPTINC_OP_MAX:
-		return bits == 8;
+		return bits == 8 || bits == 16 || bits == 32;
 	case OPTINC_OP_CAVG:
 		return type == OPTINC_T_RESULT ? bits == 8 || bits == 16 :
 		       bits == 16 || bits == 32;
@@ -159,6 +159,7 @@ enum optinc_drop optinc_msg_parse(const void *buf, __u32 len,
 	m->aux = oi_get16(p + 26);
 	m->size = oi_get16(p + 28);
 	m->held = m->type == OPTINC_T_RESULT ? oi_get32(p + 28) : 0;
+	m->tag = m->type == OPTINC_T_DATA ? oi_get16(p + 30) : 0;
 	m->scales = (const __s8 *)(p + OPTINC_HDR_LEN);
 	m->elems = p + OPTINC_HDR_LEN + OPTINC_SCALES_LEN(m->nscale);
 	m->elems_len = 0;
@@ -170,7 +171,7 @@ enum optinc_drop optinc_msg_parse(const void *buf, __u32 len,
 
 /*
  * Write @m's header fields (not the payload) in network order; a RESULT's
- * size and rsvd carry @m->held instead.
+ * size and rsvd carry @m->held instead, a DATA's rsvd @m->tag.
  */
 void optinc_hdr_fill(struct optinc_hdr *h, const struct optinc_msg *m)
 {
@@ -195,7 +196,7 @@ void optinc_hdr_fill(struct optinc_hdr *h, const struct optinc_msg *m)
 		oi_put32(p + 28, m->held);
 	} else {
 		oi_put16(p + 28, m->size);
-		oi_put16(p + 30, 0);
+		oi_put16(p + 30, m->type == OPTINC_T_DATA ? m->tag : 0);
 	}
 }
 

@@ -58,6 +58,14 @@ void optinc_acc_load(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 		for (i = 0; i < n; i++)
 			acc[i] = (__u32)(__s32)(__s8)src[i];
 		break;
+	case OPTINC_K_MAX16:
+		for (i = 0; i < n; i++)
+			acc[i] = (__u32)(__s32)(__s16)oi_get16(src + 2 * i);
+		break;
+	case OPTINC_K_MAX32:
+		for (i = 0; i < n; i++)
+			acc[i] = oi_get32(src + 4 * i);
+		break;
 	default:
 		break;
 	}
@@ -97,6 +105,16 @@ void optinc_acc_fold(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 			if ((__s32)acc[i] < (__s8)src[i])
 				acc[i] = (__u32)(__s32)(__s8)src[i];
 		break;
+	case OPTINC_K_MAX16:
+		for (i = 0; i < n; i++)
+			if ((__s32)acc[i] < (__s16)oi_get16(src + 2 * i))
+				acc[i] = (__u32)(__s32)(__s16)oi_get16(src + 2 * i);
+		break;
+	case OPTINC_K_MAX32:
+		for (i = 0; i < n; i++)
+			if ((__s32)acc[i] < (__s32)oi_get32(src + 4 * i))
+				acc[i] = oi_get32(src + 4 * i);
+		break;
 	default:
 		break;
 	}
@@ -107,10 +125,12 @@ __u8 optinc_result_bits(enum optinc_kind k)
 	switch (k) {
 	case OPTINC_K_AVG16:
 	case OPTINC_K_CAVG32:
+	case OPTINC_K_MAX16:
 		return 16;
 	case OPTINC_K_SUM8:
 	case OPTINC_K_SUM16:
 	case OPTINC_K_ISUM:
+	case OPTINC_K_MAX32:
 		return 32;
 	default:
 		return 8;
@@ -185,6 +205,10 @@ __u32 optinc_acc_finish(enum optinc_kind k, __u32 *acc, __u32 n,
 		for (i = 0; i < n; i++)
 			dst[i] = (__u8)acc[i];
 		return n;
+	case OPTINC_K_MAX16:
+		for (i = 0; i < n; i++)
+			oi_put16(dst + 2 * i, (__u16)acc[i]);
+		return 2 * n;
 	case OPTINC_K_CAVG16:
 		for (i = 0; i < n; i++)
 			dst[i] = (__u8)optinc_avg_rhe(acc[i], members);
@@ -205,6 +229,7 @@ __u32 optinc_acc_finish(enum optinc_kind k, __u32 *acc, __u32 n,
 			oi_put32(dst + 4 * i, acc[i] - off);
 		return 4 * n;
 	case OPTINC_K_ISUM:
+	case OPTINC_K_MAX32:
 		for (i = 0; i < n; i++)
 			oi_put32(dst + 4 * i, acc[i]);
 		return 4 * n;

@@ -24,7 +24,8 @@ __u32 optinc_build_result(void *frame, __u32 room,
 	__u8 *p = frame, *pay;
 	struct optinc_msg m = {
 		.type = OPTINC_T_RESULT, .op = s->op,
-		.flags = (__u8)((s->seq / job->window) & 1),
+		.flags = (__u8)(((s->seq / job->window) & 1) |
+				(s->mixed ? OPTINC_F_MIXED : 0)),
 		.bits = optinc_result_bits((enum optinc_kind)s->kind),
 		.nscale = s->nscale, .job = job->id, .rank = OPTINC_RANK_SWITCH,
 		.slot = (__u16)(s->seq % job->window), .count = s->count,

@@ -203,6 +203,41 @@ lib_allreduce() {
 		[ "$(echo "$HASH" | wc -l)" -eq 1 ] && [ -n "$HASH" ]
 }
 
+# coll_run NAME JOB: collective_check on 4 ranks through the switch up now
+# (every datatype and op, the non-finite rule, a rank with another count);
+# all must PASS with one result hash, which goes to $HASH.
+coll_run() {
+	pids=""
+	for i in $(seq 0 $((N - 1))); do
+		h $i env OPTINC_SWITCH=$SWIP:47000 OPTINC_RANK=$i OPTINC_SIZE=$N \
+			OPTINC_JOB=$2 collective_check -q >$TMP/$1.$i 2>&1 &
+		pids="$pids $!"
+	done
+	wait $pids
+	grep -h "^case FAIL" $TMP/$1.* | head -5 | sed 's/^/#   /'
+	HASH=$(sed -n 's/^rank .* hash \([0-9a-f]*\)$/\1/p' $TMP/$1.* | sort -u)
+	[ "$(grep -l '^PASS$' $TMP/$1.* | wc -l)" -eq $N ] &&
+		[ "$(echo "$HASH" | wc -l)" -eq 1 ] && [ -n "$HASH" ]
+}
+
+# Collectives through optinc.ko: exact (job 1), onn with the shipped N = 4
+# table (job 21, from t_shipped).
+t_collectives() {
+	command -v collective_check >/dev/null ||
+		{ nok "collectives: collective_check was not built (run-vm's log)"; return; }
+	coll_run kcoll 1 &&
+		ok "collectives through optinc.ko: float16/bfloat16/float32/float64 SUM/AVG/MAX/MIN, int32, non-finite inputs, a mismatched call: 4 ranks PASS, one result $HASH" ||
+		nok "collectives through optinc.ko"
+	KMOD_CHASH=$HASH
+	if [ -e /tests/models/onn-n4.tbl ] && [ $N = 4 ]; then
+		coll_run kcollonn 21 &&
+			ok "collectives through optinc.ko in onn mode (onn-n4.tbl): 4 ranks PASS, $HASH" ||
+			nok "collectives through optinc.ko in onn mode"
+	else
+		ok "collectives in onn mode # SKIP no models/onn-n4.tbl or N != 4"
+	fi
+}
+
 # values per allreduce; run-vm passes OPTINC_VM_COUNT on the kernel command
 # line, which gives it to /init's environment
 COUNT=${optinc_count:-100000}
@@ -257,6 +292,11 @@ t_optincd() {
 	lib_allreduce optincd && [ "$HASH" = "$KMOD_HASH" ] &&
 		ok "the same allreduce through optincd: bit-identical ($HASH)" ||
 		{ nok "through optincd: '$HASH', through optinc.ko: '$KMOD_HASH'"; sed 's/^/# /' $TMP/optincd.log; }
+	if command -v collective_check >/dev/null; then
+		coll_run dcoll 1 && [ "$HASH" = "$KMOD_CHASH" ] &&
+			ok "the same collectives through optincd: bit-identical ($HASH)" ||
+			nok "collectives through optincd: '$HASH', through optinc.ko: '$KMOD_CHASH'"
+	fi
 	kill $pid
 	wait $pid
 	check "switch sw0 again" sw_up
@@ -371,6 +411,7 @@ t_exact
 t_onn
 t_shipped
 t_liboptinc
+t_collectives
 t_optincd
 t_junk
 check "show" ctl show

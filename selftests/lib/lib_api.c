@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * liboptinc's API contract: version, result codes, options and environment
- * (including the variables of mpirun, PMI and Slurm), join refusals and
- * timeouts against the loopback test switch (udpswitch.c): TAP.
+ * (including the variables of mpirun, PMI, Slurm and torchrun), join
+ * refusals and timeouts against the loopback test switch (udpswitch.c): TAP.
  */
 #include <arpa/inet.h>
 #include <stddef.h>
@@ -237,9 +237,10 @@ static void test_launchers(void)
 				  "OMPI_COMM_WORLD_SIZE") &&
 		     launcher_env(addr, "PMI_RANK", "PMI_SIZE") &&
 		     launcher_env(addr, "SLURM_PROCID", "SLURM_NTASKS") &&
+		     launcher_env(addr, "RANK", "WORLD_SIZE") &&
 		     launcher_env(addr, "OPTINC_RANK", "OPTINC_SIZE");
 	}
-	tap_ok(ok, "a one-rank job joins with rank/size from mpirun, PMI, Slurm, OPTINC_*");
+	tap_ok(ok, "a one-rank job joins with rank/size from mpirun, PMI, Slurm, torchrun, OPTINC_*");
 	ok = 0;
 	if (sw) {
 		OPTINC_OPTS(o, .rank = 0, .size = 1, .switch_addr = addr);

@@ -4,10 +4,12 @@
 # the scripts drive the testbed.
 
 NET_CHECK := $(O)/selftests/net/allreduce_check
+COLL_CHECK := $(O)/selftests/net/collective_check
 ONN_CHECK := $(O)/selftests/net/onn_check
 NB_CHECK := $(O)/selftests/net/nb_check
 NET_TESTS := selftests/net/testbed.sh selftests/net/allreduce.sh \
-	     selftests/net/onn.sh selftests/net/io_bench.sh selftests/net/nb.sh
+	     selftests/net/onn.sh selftests/net/io_bench.sh \
+	     selftests/net/collectives.sh selftests/net/nb.sh
 
 $(NET_CHECK).o $(ONN_CHECK).o: EXTRA_CFLAGS += -Itools/bench
 
@@ -20,6 +22,12 @@ $(NET_CHECK): $(NET_CHECK).o $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/lib/$(LIB_SONAME) \
 		$(CORE_LIB) -Wl,-rpath,'$$ORIGIN/../../lib' -lm
 
+$(COLL_CHECK): $(COLL_CHECK).o $(O)/selftests/lib/dtref.o $(LIB_SO_REAL) \
+		$(O)/lib/$(LIB_SONAME)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/selftests/lib/dtref.o \
+		$(O)/lib/$(LIB_SONAME) -Wl,-rpath,'$$ORIGIN/../../lib' -lm
+
 # nb_check: one rank of nb.sh (non-blocking calls), with selftests/lib's schedule
 $(NB_CHECK).o: EXTRA_CFLAGS += -Itools/bench -Iselftests/lib
 
@@ -28,5 +36,5 @@ $(NB_CHECK): $(NB_CHECK).o $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/lib/$(LIB_SONAME) \
 		$(CORE_LIB) -Wl,-rpath,'$$ORIGIN/../../lib' -lpthread -lm
 
-ALL_TARGETS += $(NET_CHECK) $(ONN_CHECK) $(NB_CHECK)
+ALL_TARGETS += $(NET_CHECK) $(ONN_CHECK) $(COLL_CHECK) $(NB_CHECK)
 TEST_PROGS += $(NET_TESTS)

@@ -4,7 +4,7 @@
 # first-level optincd switches (4 servers each, subnets 10.77.1-4), whose
 # uplinks are the four members of a job of a second-level optincd. Float
 # AVG at 8 and 16 bits (exponent phase MAX, data CAVG), float SUM and
-# int32 SUM: every rank correct against the 16-rank reference, all 16
+# int32 SUM (and every datatype and op of collective_check): every rank correct against the 16-rank reference, all 16
 # bit-identical and equal to a one-level 16-member job on the same data,
 # every slot through both levels (counters), the same frames and bytes per
 # server as one level (port counters); then float AVG again with loss and
@@ -15,6 +15,7 @@
 
 require_root
 RANK=$O/selftests/scale/scale_rank
+COLL=$O/selftests/net/collective_check
 ONN=$O/bin/optinc-onn
 # the paper's second level: N = 4 widths, two more 64 x 64 layers
 ONN_ARCH=5-64-64-64-128-256-128-64-4
@@ -78,14 +79,14 @@ groups_bytes() {
 }
 
 run_cascade() {
-	local dir=$1 args=$2 job=${3:-1} k i
+	local dir=$1 args=$2 job=${3:-1} prog=${4:-$RANK} k i
 
 	for k in 0 1 2 3; do
 		for ((i = 0; i < 4; i++)); do
 			# shellcheck disable=SC2086
 			RANK_SW=10.77.$((k + 1)).254 rank_start "${G[$k]}" "$i" "$i" "$job" 4 0 \
 				"$dir/rank$((4 * k + i)).log" \
-				"$RANK" -g $((4 * k + i)):16 $args
+				"$prog" -g $((4 * k + i)):16 $args
 		done
 	done
 	ranks_wait $LIMIT
@@ -212,6 +213,18 @@ ok_if "cascade, second level onn: the same result as exact" \
 echo "# onn job: $((t1 - t0)) slots completed, $(distinct "$dir") distinct frames per rank"
 ok_if "cascade, second level onn: every slot through the onn job" \
 	test $((t1 - t0)) -eq "$(distinct "$dir")"
+
+# Every datatype and op, the non-finite rule, a rank in another call
+dir=$T_TMP/cascade-collectives
+mkdir -p "$dir"
+run_cascade "$dir" "-q" 1 "$COLL"
+grep -h "^case FAIL" "$dir"/rank*.log | head -5 | sed 's/^/# cascade: /'
+grep -h -E "^case ok: (float16 MIN|NaN at element 2049 on rank 1|count)" "$dir/rank0.log" |
+	sed 's/^/# cascade rank 0: /'
+ok_if "cascade: float16/bfloat16/float32/float64 SUM/AVG/MAX/MIN, int32, non-finite inputs, a mismatched call: right on all 16 ranks" \
+	logs_pass "$dir" 16
+ok_if "cascade: those collectives bit-identical on all 16 ranks" \
+	test -n "$(logs_hash "$dir")"
 
 # Loss on one server's link: its retransmissions re-send upstream (slot
 # waiting for the second level) or get the final result (slot done).

@@ -106,7 +106,7 @@ run_one() {
 suite() {
 	local n=$1 bits=$2 job=$3 tb sw vars
 
-	tb=$(tb_name "mp$n")
+	tb=$(tb_name "mpi$n")
 	# float tolerance per rank: at least twice the protocol's bound for
 	# |x| < 1 (half a step per rank, step at most 2^(1 - (bits - 1)))
 	FTOL=$(awk -v b="$bits" 'BEGIN { printf "%.10g", 2 ^ -(b - 2) }')

@@ -179,10 +179,18 @@ TEST_F(job, refuses_foreign_and_malformed)
 	/* too many elements for the slots */
 	ASSERT_EQ(OPTINC_V_DROP, data(self, 1, 0, MAXE + 1, &why, &s));
 	EXPECT_EQ(OPTINC_DROP_TOO_BIG, why);
-	/* shape differing from the slot's first contribution */
+	/*
+	 * a shape differing from the slot's first contribution is another
+	 * call's: counted unfolded, the slot marked mixed; that member's
+	 * frame in yet another shape is refused
+	 */
 	ASSERT_EQ(OPTINC_V_ABSORBED, data(self, 0, 0, 8, &why, &s));
-	ASSERT_EQ(OPTINC_V_DROP, data(self, 1, 0, 9, &why, &s));
-	EXPECT_EQ(OPTINC_DROP_MISMATCH, why);
+	EXPECT_EQ(0, s->mixed);
+	EXPECT_EQ(variant->size == 2 ? OPTINC_V_COMPLETE : OPTINC_V_ABSORBED,
+		  data(self, 1, 0, 9, &why, &s));
+	EXPECT_EQ(OPTINC_DROP_NONE, why);
+	ASSERT_NE(NULL, s);
+	EXPECT_EQ(1, s->mixed);
 	self->scales[0] = 4;
 	ASSERT_EQ(OPTINC_V_DROP, data(self, 1, 0, 8, &why, &s));
 	EXPECT_EQ(OPTINC_DROP_MISMATCH, why);
@@ -208,6 +216,65 @@ TEST_F(job, refuses_foreign_and_malformed)
 	ASSERT_EQ(OPTINC_V_DROP, optinc_job_rx(&self->job, &m, &self->ep[0],
 					       &why, &s));
 	EXPECT_EQ(OPTINC_DROP_TYPE, why);
+}
+
+/* DATA of @rank for seq 0 with call tag @tag, through the job */
+static enum optinc_verdict data_tag(struct _test_data_job *self, int rank,
+				    __u16 tag, struct optinc_slot **s)
+{
+	struct optinc_msg m = {
+		.type = OPTINC_T_DATA, .op = OPTINC_OP_AVG, .bits = 8,
+		.job = 9, .rank = (__u16)rank, .token = 42, .count = MAXE,
+		.block = 256, .nscale = 1, .scales = self->scales,
+		.elems = self->data[rank], .tag = tag,
+	};
+	enum optinc_drop why;
+
+	return optinc_job_rx(&self->job, &m, &self->ep[rank], &why, s);
+}
+
+/* The RESULT frame's flags byte that @s gives rank 0. */
+static __u8 result_flags(struct _test_data_job *self, struct optinc_slot *s)
+{
+	static __u8 frame[OPTINC_FRAME_OVERHEAD + 8 + 4 * MAXE];
+	struct optinc_endpoint sw = { .ip = 0xfe00000a, .port = 47000 };
+	struct optinc_msg m;
+	__u32 len = optinc_build_result(frame, sizeof(frame), &self->job, s,
+					&sw, 0);
+
+	if (!len || optinc_msg_parse(frame + OPTINC_L2L4_LEN,
+				     len - OPTINC_L2L4_LEN, &m))
+		return 0xff;
+	return m.flags;
+}
+
+TEST_F(job, call_tags_agree_or_the_result_is_mixed)
+{
+	struct optinc_slot *s = NULL;
+	int r, n = variant->size;
+
+	join_all(self, n);
+	for (r = 0; r < n; r++)
+		ASSERT_EQ(r == n - 1 ? OPTINC_V_COMPLETE : OPTINC_V_ABSORBED,
+			  data_tag(self, r, 0x1234, &s));
+	EXPECT_EQ(0, s->mixed);
+	EXPECT_EQ(0, result_flags(self, s));
+	/* seq W * 2 reuses copy 0: one rank is in another call */
+	for (r = 0; r < n; r++) {
+		struct optinc_msg m = {
+			.type = OPTINC_T_DATA, .op = OPTINC_OP_AVG, .bits = 8,
+			.job = 9, .rank = (__u16)r, .token = 42, .seq = 2 * W,
+			.count = MAXE, .block = 256, .nscale = 1,
+			.scales = self->scales, .elems = self->data[r],
+			.tag = r == n / 2 ? 0x1236 : 0x1235,
+		};
+		enum optinc_drop why;
+
+		ASSERT_EQ(r == n - 1 ? OPTINC_V_COMPLETE : OPTINC_V_ABSORBED,
+			  optinc_job_rx(&self->job, &m, &self->ep[r], &why, &s));
+	}
+	EXPECT_EQ(1, s->mixed);
+	EXPECT_EQ(OPTINC_F_MIXED, result_flags(self, s));
 }
 
 TEST_F(job, restarted_process_starts_new_generation)

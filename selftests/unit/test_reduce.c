@@ -53,8 +53,9 @@ static void reduce(enum optinc_kind k, int members, __u8 *in, __u32 n,
 		   const struct optinc_table *t, __u8 *out)
 {
 	static __u32 acc[4096];
-	__u32 esz = k == OPTINC_K_AVG16 || k == OPTINC_K_SUM16 ? 2 :
-		    k == OPTINC_K_ISUM ? 4 : 1;
+	__u32 esz = k == OPTINC_K_AVG16 || k == OPTINC_K_SUM16 ||
+		    k == OPTINC_K_MAX16 ? 2 :
+		    k == OPTINC_K_ISUM || k == OPTINC_K_MAX32 ? 4 : 1;
 	int r;
 
 	optinc_acc_load(k, acc, in, n);
@@ -130,6 +131,49 @@ TEST(avg16_sum_isum_max)
 		for (r = 0; r < 4; r++)
 			m = (__s8)in[r * 64 + i] > m ? (__s8)in[r * 64 + i] : m;
 		ASSERT_EQ(m, (__s8)out[i]);
+	}
+}
+
+/* Signed big-endian maxima at 16 and 32 bits, extremes included. */
+TEST(max16_max32_signed)
+{
+	__u8 in[8 * 4 * 64], out[4 * 64];
+	int r, w;
+	__u32 i, n = 64;
+
+	srand(7);
+	for (w = 2; w <= 4; w += 2) {
+		for (i = 0; i < sizeof(in); i++)
+			in[i] = (__u8)rand();
+		/* element 0: every rank at the minimum; 1: one at the maximum */
+		for (r = 0; r < 8; r++) {
+			memset(in + (size_t)r * n * w, 0, w);
+			in[(size_t)r * n * w] = 0x80;
+			memset(in + (size_t)r * n * w + w, 0x80, 1);
+		}
+		in[(size_t)3 * n * w + w] = 0x7f;
+		memset(in + (size_t)3 * n * w + w + 1, 0xff, w - 1);
+		reduce(w == 2 ? OPTINC_K_MAX16 : OPTINC_K_MAX32, 8, in, n,
+		       NULL, out);
+		EXPECT_EQ(8 * w, optinc_result_bits(w == 2 ? OPTINC_K_MAX16 :
+						       OPTINC_K_MAX32));
+		for (i = 0; i < n; i++) {
+			__s64 m = INT64_MIN, v, got = 0;
+			int b;
+
+			for (r = 0; r < 8; r++) {
+				const __u8 *p = in + ((size_t)r * n + i) * w;
+
+				v = (__s8)p[0];
+				for (b = 1; b < w; b++)
+					v = v * 256 + p[b];
+				m = v > m ? v : m;
+			}
+			got = (__s8)out[i * w];
+			for (b = 1; b < w; b++)
+				got = got * 256 + out[i * w + b];
+			ASSERT_EQ(m, got);
+		}
 	}
 }
 

@@ -77,7 +77,8 @@ enum optinc_algo {
  * OPTINC_WINDOW, OPTINC_MTU, OPTINC_BLOCK, OPTINC_ALGO, OPTINC_TRANSPORT,
  * OPTINC_BIND, OPTINC_PEERS, OPTINC_RING_PORT, OPTINC_NONFINITE; rank
  * and size also from OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE,
- * SLURM_PROCID/NTASKS, torchrun's RANK/WORLD_SIZE) or defaults; see
+ * SLURM_PROCID/NTASKS, torchrun's RANK/WORLD_SIZE: last, but first in a
+ * torchrun worker, TORCHELASTIC_RUN_ID set) or defaults; see
  * Documentation/library.md. @sz lets the struct grow: set it to
  * sizeof(struct optinc_opts).
  */
@@ -104,6 +105,13 @@ struct optinc_opts {
 	const char *bind_addr OPTINC_DEF(NULL);	/* local "ipv4[:port]" to send from, NULL: any */
 	const char *peers OPTINC_DEF(NULL);	/* ring: "ip0,ip1,..." one per rank */
 	unsigned int ring_port OPTINC_DEF(0);	/* ring: rank r listens on ring_port + r (47100) */
+	/*
+	 * 0.3 on. On LP64, 0.2's struct ended in 4 bytes of padding here, so
+	 * an int in them would leave sizeof (and a 0.2 program's sz) as it
+	 * was and the library would read a 0.2 program's padding as an
+	 * option: new fields start after it, where opts.sz tells.
+	 */
+	unsigned int reserved0 OPTINC_DEF(0);	/* never read */
 	int nonfinite OPTINC_DEF(-1);	/* enum optinc_nonfinite, -1: environment */
 };
 

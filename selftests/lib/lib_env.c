@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * White-box tests of lib/env.c, linked with liboptinc.a: which variable
+ * gives rank and size (OPTINC_*, mpirun, PMI, Slurm, torchrun, and in
+ * which order), and how opts.nonfinite and OPTINC_NONFINITE resolve into
+ * cfg.nonfinite, for callers of this header and of an older, smaller one.
+ * Nothing is sent: optinc_cfg_resolve() only reads. TAP.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/internal.h"
+#include "libtest.h"
+
+#define ENV(...)	((const char *const[]){ __VA_ARGS__, NULL })
+
+static struct optinc_comm env_c;
+
+/* Clear the environment, set "NAME=value"s and a switch, resolve @o. */
+static int resolve(const char *const *env, const struct optinc_opts *o)
+{
+	char buf[128], *eq;
+
+	ranks_clear_env();
+	setenv("OPTINC_SWITCH", "127.0.0.1", 1);
+	for (; env && *env; env++) {
+		snprintf(buf, sizeof(buf), "%s", *env);
+		eq = strchr(buf, '=');
+		*eq = '\0';
+		setenv(buf, eq + 1, 1);
+	}
+	memset(&env_c, 0, sizeof(env_c));
+	return optinc_cfg_resolve(&env_c, o);
+}
+
+/* Resolves with rank @rank and size @size. */
+static int members_are(const char *const *env, int rank, int size)
+{
+	OPTINC_OPTS(o);
+	int err = resolve(env, &o);
+
+	if (!err && env_c.cfg.rank == rank && env_c.cfg.size == size)
+		return 1;
+	tap_diag("%s: got %d (%s) rank %d size %d, want rank %d size %d",
+		 env[0], err, env_c.errmsg, env_c.cfg.rank, env_c.cfg.size,
+		 rank, size);
+	return 0;
+}
+
+/* Fails with OPTINC_ERR_INVALID and @text in the message. */
+static int fails_with(const char *const *env, const struct optinc_opts *o,
+		      const char *text)
+{
+	int err = resolve(env, o);
+
+	if (err == OPTINC_ERR_INVALID && strstr(env_c.errmsg, text))
+		return 1;
+	tap_diag("got %d \"%s\", want OPTINC_ERR_INVALID and \"%s\"", err,
+		 env_c.errmsg, text);
+	return 0;
+}
+
+static void test_launchers(void)
+{
+	OPTINC_OPTS(o);
+
+	tap_ok(members_are(ENV("OPTINC_RANK=1", "OPTINC_SIZE=3"), 1, 3) &&
+	       members_are(ENV("OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=3"), 1, 3) &&
+	       members_are(ENV("PMI_RANK=1", "PMI_SIZE=3"), 1, 3) &&
+	       members_are(ENV("SLURM_PROCID=1", "SLURM_NTASKS=3"), 1, 3) &&
+	       members_are(ENV("RANK=1", "WORLD_SIZE=3"), 1, 3) &&
+	       members_are(ENV("RANK=1", "WORLD_SIZE=3", "LOCAL_RANK=0",
+			       "TORCHELASTIC_RUN_ID=none"), 1, 3),
+	       "rank and size from OPTINC_*, mpirun, PMI, Slurm and torchrun's RANK/WORLD_SIZE");
+	tap_ok(members_are(ENV("OPTINC_RANK=0", "OMPI_COMM_WORLD_RANK=1",
+			       "PMI_RANK=2", "SLURM_PROCID=3", "RANK=4",
+			       "OPTINC_SIZE=10", "OMPI_COMM_WORLD_SIZE=11",
+			       "PMI_SIZE=12", "SLURM_NTASKS=13",
+			       "WORLD_SIZE=14"), 0, 10) &&
+	       members_are(ENV("OMPI_COMM_WORLD_RANK=1", "PMI_RANK=2",
+			       "SLURM_PROCID=3", "RANK=4",
+			       "OMPI_COMM_WORLD_SIZE=11", "PMI_SIZE=12",
+			       "SLURM_NTASKS=13", "WORLD_SIZE=14"), 1, 11) &&
+	       members_are(ENV("PMI_RANK=2", "SLURM_PROCID=3", "RANK=4",
+			       "PMI_SIZE=12", "SLURM_NTASKS=13",
+			       "WORLD_SIZE=14"), 2, 12) &&
+	       members_are(ENV("SLURM_PROCID=3", "RANK=4", "SLURM_NTASKS=13",
+			       "WORLD_SIZE=14"), 3, 13) &&
+	       members_are(ENV("OPTINC_RANK=2", "SLURM_PROCID=0",
+			       "SLURM_NTASKS=4"), 2, 4),
+	       "first set wins: OPTINC_*, mpirun, PMI, Slurm, then RANK/WORLD_SIZE last");
+	/* srun -N 2 torchrun --nproc-per-node 4: Slurm sees 2 tasks, one per node */
+	tap_ok(members_are(ENV("SLURM_PROCID=1", "SLURM_NTASKS=2", "RANK=6",
+			       "WORLD_SIZE=8", "LOCAL_RANK=2",
+			       "TORCHELASTIC_RUN_ID=job42"), 6, 8) &&
+	       members_are(ENV("SLURM_PROCID=1", "SLURM_NTASKS=2", "RANK=6",
+			       "WORLD_SIZE=8"), 1, 2) &&
+	       members_are(ENV("OPTINC_RANK=0", "OPTINC_SIZE=1", "RANK=6",
+			       "WORLD_SIZE=8", "TORCHELASTIC_RUN_ID=job42"), 0, 1),
+	       "a torchrun worker (TORCHELASTIC_RUN_ID) takes RANK/WORLD_SIZE before srun's or mpirun's, never before OPTINC_*");
+	tap_ok(fails_with(NULL, &o,
+			  "rank not set: set opts.rank or OPTINC_RANK (or OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID, RANK)") &&
+	       fails_with(ENV("RANK=0"), &o,
+			  "size not set: set opts.size or OPTINC_SIZE (or OMPI_COMM_WORLD_SIZE, PMI_SIZE, SLURM_NTASKS, WORLD_SIZE)") &&
+	       fails_with(ENV("RANK=8", "WORLD_SIZE=8"), &o,
+			  "RANK=8: rank out of range for size 8 (WORLD_SIZE=8)") &&
+	       fails_with(ENV("RANK=x", "WORLD_SIZE=8"), &o,
+			  "RANK=x: not a number"),
+	       "missing or bad rank/size name every variable read, and the one used");
+}
+
+/* cfg.nonfinite is @want after resolving @o in @env. */
+static int nonfinite_is(const char *const *env, const struct optinc_opts *o,
+			int want)
+{
+	int err = resolve(env, o);
+
+	if (!err && env_c.cfg.nonfinite == want)
+		return 1;
+	tap_diag("%s: got %d (%s) nonfinite %d, want %d",
+		 env ? env[0] : "(no variable)", err, env_c.errmsg,
+		 env_c.cfg.nonfinite, want);
+	return 0;
+}
+
+static void test_nonfinite(void)
+{
+	OPTINC_OPTS(o, .rank = 0, .size = 1);
+	OPTINC_OPTS(nan, .rank = 0, .size = 1,
+		    .nonfinite = OPTINC_NONFINITE_NAN);
+	OPTINC_OPTS(error, .rank = 0, .size = 1,
+		    .nonfinite = OPTINC_NONFINITE_ERROR);
+	OPTINC_OPTS(bad, .rank = 0, .size = 1, .nonfinite = 2);
+
+	tap_ok(o.nonfinite == -1 && nonfinite_is(NULL, &o, OPTINC_NONFINITE_NAN),
+	       "OPTINC_OPTS() leaves nonfinite at -1; unset, it is OPTINC_NONFINITE_NAN");
+	tap_ok(nonfinite_is(ENV("OPTINC_NONFINITE=nan"), &o, OPTINC_NONFINITE_NAN) &&
+	       nonfinite_is(ENV("OPTINC_NONFINITE=NaN"), &o, OPTINC_NONFINITE_NAN) &&
+	       nonfinite_is(ENV("OPTINC_NONFINITE=0"), &o, OPTINC_NONFINITE_NAN) &&
+	       nonfinite_is(ENV("OPTINC_NONFINITE=error"), &o, OPTINC_NONFINITE_ERROR) &&
+	       nonfinite_is(ENV("OPTINC_NONFINITE=ERROR"), &o, OPTINC_NONFINITE_ERROR) &&
+	       nonfinite_is(ENV("OPTINC_NONFINITE=1"), &o, OPTINC_NONFINITE_ERROR),
+	       "OPTINC_NONFINITE takes nan or error (any case), or 0 or 1");
+	tap_ok(nonfinite_is(ENV("OPTINC_NONFINITE=error"), &nan, OPTINC_NONFINITE_NAN) &&
+	       nonfinite_is(ENV("OPTINC_NONFINITE=nan"), &error, OPTINC_NONFINITE_ERROR),
+	       "opts.nonfinite 0 or 1 wins over OPTINC_NONFINITE");
+	tap_ok(fails_with(ENV("OPTINC_NONFINITE=raise"), &o,
+			  "OPTINC_NONFINITE=raise: must be nan or error (or 0, 1)") &&
+	       fails_with(ENV("OPTINC_NONFINITE=2"), &o,
+			  "OPTINC_NONFINITE=2: must be nan or error") &&
+	       fails_with(ENV("OPTINC_NONFINITE="), &o,
+			  "OPTINC_NONFINITE=: must be nan or error") &&
+	       fails_with(NULL, &bad,
+			  "opts.nonfinite=2: must be OPTINC_NONFINITE_NAN (0), OPTINC_NONFINITE_ERROR (1), or -1"),
+	       "a bad OPTINC_NONFINITE or opts.nonfinite is OPTINC_ERR_INVALID naming it and the values allowed");
+}
+
+/*
+ * A caller of an older header: its sz ends before nonfinite, and what
+ * lies after its struct is anything (here 0x5a bytes): read as -1.
+ */
+static void test_nonfinite_old_sz(void)
+{
+	union {
+		struct optinc_opts o;
+		unsigned char b[sizeof(struct optinc_opts)];
+	} old;
+	OPTINC_OPTS(o, .rank = 0, .size = 1);
+
+	memset(&old, 0x5a, sizeof(old));
+	memcpy(&old, &o, offsetof(struct optinc_opts, reserved0));
+	old.o.sz = offsetof(struct optinc_opts, nonfinite);
+	tap_ok(nonfinite_is(NULL, &old.o, OPTINC_NONFINITE_NAN) &&
+	       nonfinite_is(ENV("OPTINC_NONFINITE=error"), &old.o,
+			    OPTINC_NONFINITE_ERROR) &&
+	       fails_with(ENV("OPTINC_NONFINITE=x"), &old.o,
+			  "OPTINC_NONFINITE=x"),
+	       "opts.sz without nonfinite (0.2's header: sz %zu): OPTINC_NONFINITE decides, the bytes after sz are not read",
+	       old.o.sz);
+}
+
+int main(void)
+{
+	tap_plan(9);
+	test_launchers();
+	test_nonfinite();
+	test_nonfinite_old_sz();
+	ranks_clear_env();
+	return tap_done();
+}
