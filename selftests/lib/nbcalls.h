@@ -1,56 +1,85 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Non-blocking tests' calls: a schedule of mixed shapes, checks, polling in order. */
+/* Non-blocking tests' calls: a schedule of every datatype and op, checks, polling in order. */
 #ifndef OPTINC_SELFTEST_NBCALLS_H
 #define OPTINC_SELFTEST_NBCALLS_H
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <optinc/optinc.h>
+#include "dtref.h"
 #include "refdata.h"
 
 struct nb_call {
 	int dt, op;
 	size_t count;
-	uint64_t seed;
+	size_t off;		/* of the call's inputs in dt_gen()'s sequence */
 };
 
-/* Call j: float32 AVG, int32 SUM, float32 SUM in turn; sizes mixed. */
+/* Datatype and op of call j: every datatype, every op. */
+static const struct { int dt, op; } nb_kinds[8] = {
+	{ OPTINC_FLOAT32, OPTINC_AVG }, { OPTINC_INT32, OPTINC_SUM },
+	{ OPTINC_FLOAT32, OPTINC_SUM }, { OPTINC_FLOAT16, OPTINC_AVG },
+	{ OPTINC_BFLOAT16, OPTINC_SUM }, { OPTINC_FLOAT64, OPTINC_AVG },
+	{ OPTINC_FLOAT32, OPTINC_MAX }, { OPTINC_INT32, OPTINC_MIN },
+};
+
+/* Call j: its kind in turn, sizes mixed (every kind meets every size). */
 static inline void nb_shape(unsigned int j, size_t big, struct nb_call *k)
 {
 	static const size_t counts[] = { 1, 1000, 4099, 25000, 70001, 256,
 					 9000, 131072 };
 
-	k->dt = j % 3 == 1 ? OPTINC_INT32 : OPTINC_FLOAT32;
-	k->op = j % 3 == 0 ? OPTINC_AVG : OPTINC_SUM;
-	k->count = j % 16 == 5 ? big : counts[(j * 5) % 8];
-	k->seed = 1000 + j;
+	k->dt = nb_kinds[j % 8].dt;
+	k->op = nb_kinds[j % 8].op;
+	k->count = j % 16 == 5 ? big : counts[(j * 3 + j / 8) % 8];
+	k->off = (size_t)j * 7919;
+}
+
+static inline size_t nb_bytes(const struct nb_call *k)
+{
+	return k->count * dt_size(k->dt);
 }
 
 static inline void nb_fill(const struct nb_call *k, void *in, int rank)
 {
-	if (k->dt == OPTINC_INT32)
-		refdata_fill_int(in, k->count, k->seed, rank);
-	else
-		refdata_fill_float(in, k->count, k->seed, rank);
+	size_t i;
+
+	for (i = 0; i < k->count; i++)
+		dt_put(k->dt, in, i, dt_gen(k->dt, rank, i + k->off));
 }
 
-/* Elements off the reference (int32: wrong; float32: over the bound). */
-static inline size_t nb_check(const struct nb_call *k, const void *res,
-			      int size)
+/*
+ * Is @res within the reference's bounds (dtref.c) for @size ranks, through
+ * the switch or (@ring) the ring? Return: 0, or 1 when it is not.
+ */
+static inline int nb_check(const struct nb_call *k, const void *res,
+			   int size, int ring)
 {
-	struct refdata_err e;
-	size_t first;
-	float tmp[256];
+	struct dt_call c = { .dt = k->dt, .op = k->op, .bits = 8,
+			     .ring = ring, .count = k->count, .block = 256 };
+	double *in[64] = { 0 }, worst = INFINITY;
+	unsigned char one[8];
+	size_t i;
+	int r;
 
-	if (k->dt == OPTINC_INT32)
-		return refdata_check_int(res, k->count, size, k->seed, &first);
-	if (refdata_check_float(res, k->count, size, k->seed,
-				k->op == OPTINC_AVG, 8, 256, tmp, &e))
-		return k->count;
-	return e.bad;
+	for (r = 0; r < size && r < 64; r++) {
+		in[r] = malloc(k->count * sizeof(double));
+		for (i = 0; in[r] && i < k->count; i++) {
+			dt_put(k->dt, one, 0, dt_gen(k->dt, r, i + k->off));
+			in[r][i] = dt_get(k->dt, one, 0);
+		}
+		if (!in[r])
+			break;
+	}
+	if (r == size)
+		worst = dt_worst(&c, in, size, res);
+	while (r-- > 0)
+		free(in[r]);
+	return !(worst <= 1.0);
 }
 
 /*
@@ -112,12 +141,12 @@ static inline int nb_bufs_alloc(struct nb_bufs *b, int k, size_t big, int rank)
 	memset(b, 0, sizeof(*b));
 	for (j = 0; j < k; j++) {
 		nb_shape(j, big, &b->k[j]);
-		b->in[j] = malloc(b->k[j].count * 4);
-		b->out[j] = malloc(b->k[j].count * 4);
+		b->in[j] = malloc(nb_bytes(&b->k[j]));
+		b->out[j] = malloc(nb_bytes(&b->k[j]));
 		if (!b->in[j] || !b->out[j])
 			return -ENOMEM;
 		nb_fill(&b->k[j], b->in[j], rank);
-		memset(b->out[j], 0xff, b->k[j].count * 4);
+		memset(b->out[j], 0xff, nb_bytes(&b->k[j]));
 	}
 	return 0;
 }

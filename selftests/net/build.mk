@@ -31,10 +31,12 @@ $(COLL_CHECK): $(COLL_CHECK).o $(O)/selftests/lib/dtref.o $(LIB_SO_REAL) \
 # nb_check: one rank of nb.sh (non-blocking calls), with selftests/lib's schedule
 $(NB_CHECK).o: EXTRA_CFLAGS += -Itools/bench -Iselftests/lib
 
-$(NB_CHECK): $(NB_CHECK).o $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
+$(NB_CHECK): $(NB_CHECK).o $(O)/selftests/lib/dtref.o $(LIB_SO_REAL) \
+		$(O)/lib/$(LIB_SONAME) $(CORE_LIB)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/lib/$(LIB_SONAME) \
-		$(CORE_LIB) -Wl,-rpath,'$$ORIGIN/../../lib' -lpthread -lm
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/selftests/lib/dtref.o \
+		$(O)/lib/$(LIB_SONAME) $(CORE_LIB) \
+		-Wl,-rpath,'$$ORIGIN/../../lib' -lpthread -lm
 
 ALL_TARGETS += $(NET_CHECK) $(ONN_CHECK) $(COLL_CHECK) $(NB_CHECK)
 TEST_PROGS += $(NET_TESTS)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One rank of the non-blocking tests on the testbed: K requests of mixed
- * shapes outstanding, polled newest first to see that they complete in
+ * sizes, datatypes and ops outstanding, polled newest first to see that they complete in
  * posting order, then the same calls blocking, compared bit for bit; or
  * (-s) batches of K in a loop for a time, the next batch posted before
  * the last is checked, every result checked against the reference, while
@@ -19,6 +19,7 @@
 
 struct nbc_cfg {
 	int k, two, replay;
+	int ring;		/* bounds: 0 the switch's, 1 the ring's, 2 either */
 	size_t big;
 	double secs;
 	const char *kill_pid;	/* -X: rank 0 kills this pid mid-batch */
@@ -37,16 +38,19 @@ static int nbc_results(struct optinc_comm *c, const struct nbc_cfg *cfg,
 		       struct nb_bufs *b, uint64_t *hash)
 {
 	int j, err = 0, size = optinc_comm_size(c), rank = optinc_comm_rank(c);
-	size_t len, off;
+	size_t len;
 	void *y;
 
 	for (j = 0; j < cfg->k && !err; j++) {
-		len = b->k[j].count * 4;
+		len = nb_bytes(&b->k[j]);
 		*hash = (*hash ^ refdata_hash(b->out[j], len)) * 0x100000001b3ull;
-		off = nb_check(&b->k[j], b->out[j], size);
-		if (off) {
-			printf("rank %d: request %d: %zu of %zu elements off the reference\n",
-			       rank, j, off, b->k[j].count);
+		if (cfg->ring == 2 ?
+		    nb_check(&b->k[j], b->out[j], size, 0) &&
+		    nb_check(&b->k[j], b->out[j], size, 1) :
+		    nb_check(&b->k[j], b->out[j], size, cfg->ring)) {
+			printf("rank %d: request %d (%s %s of %zu) off the reference\n",
+			       rank, j, dt_name(b->k[j].dt),
+			       dt_op_name(b->k[j].op), b->k[j].count);
 			err = -EDOM;
 		}
 		if (err || !cfg->replay)
@@ -243,6 +247,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* after a failover a call went through the switch or the ring */
+	cfg.ring = cfg.secs > 0 ? 2 : getenv("OPTINC_ALGO") &&
+		   !strcmp(getenv("OPTINC_ALGO"), "ring");
 	if (cfg.k < 1 || cfg.k > MAX_REQS || !cfg.big) {
 		fprintf(stderr, "nb_check: K is 1..%d, BIG > 0\n", MAX_REQS);
 		return 2;
