@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Non-blocking calls on the testbed, N = 2, 4, 8: 1, 8 and 64 requests of
-# mixed sizes and types outstanding complete in posting order with the
-# results of the same blocking calls, bit-identical on every rank; 16
+# mixed sizes, datatypes and ops outstanding complete in posting order
+# with the results of the same blocking calls, bit-identical on every
+# rank and within the reference's bounds; 16
 # posted from two threads; 8 on the ring; and optincd killed while ranks
 # keep queues of 16 requests going, right after the first of a batch:
 # the requests still outstanding complete through the ring (over a second
