@@ -268,16 +268,3 @@ int optinc_call_run(struct optinc_comm *c, const struct optinc_call *k)
 		return ar_failover(c, k);
 	return optinc_ar_switch(c, k);
 }
-
-int optinc_allreduce(struct optinc_comm *comm, const void *sendbuf,
-		     void *recvbuf, size_t count, int datatype, int op)
-{
-	struct optinc_call k = {
-		.sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
-		.datatype = datatype, .op = op,
-	};
-
-	if (!comm)
-		return OPTINC_ERR_INVALID;
-	return optinc_call_check(comm, &k) ?: optinc_call_run(comm, &k);
-}

@@ -5,7 +5,7 @@
 LIB_SRCS := lib/error.c lib/env.c lib/comm.c lib/join.c lib/transport.c \
 	    lib/transport_udp.c lib/transport_afxdp.c lib/pipe.c \
 	    lib/allreduce.c lib/ar_switch.c lib/ar_ring.c lib/dtype.c \
-	    lib/ring.c
+	    lib/ring.c lib/request.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
 # the afxdp transport finds the XDP program's maps with bpf/maps.c
 LIB_XDP_OBJ := $(O)/bpf/maps.o
@@ -26,7 +26,7 @@ $(LIB_SO_REAL): $(LIB_OBJS) $(LIB_XDP_OBJ) $(CORE_LIB) $(LIB_MAP)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-soname,$(LIB_SONAME) \
 		-Wl,--version-script=$(LIB_MAP) -Wl,-z,defs \
-		-o $@ $(LIB_OBJS) $(LIB_XDP_OBJ) $(CORE_LIB) $(LIB_XDP_LIBS) -lm
+		-o $@ $(LIB_OBJS) $(LIB_XDP_OBJ) $(CORE_LIB) $(LIB_XDP_LIBS) -lpthread -lm
 
 $(O)/lib/$(LIB_SONAME) $(LIB_SO): $(LIB_SO_REAL)
 	$(call msg,LN,$@)
@@ -59,7 +59,7 @@ PCFILE := $(LIB_PC)
 LIBTEST_HARNESS := $(O)/selftests/lib/udpswitch.o $(O)/selftests/lib/libtest.o \
 		   $(O)/selftests/lib/dtref.o
 LIBTEST_PROGS := $(O)/selftests/lib/lib_api $(O)/selftests/lib/lib_allreduce \
-		 $(O)/selftests/lib/lib_dtypes
+		 $(O)/selftests/lib/lib_dtypes $(O)/selftests/lib/lib_nb
 LIBTEST_LINK := $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
 
 $(LIBTEST_PROGS): %: %.o $(LIBTEST_HARNESS) $(LIBTEST_LINK)
@@ -67,6 +67,8 @@ $(LIBTEST_PROGS): %: %.o $(LIBTEST_HARNESS) $(LIBTEST_LINK)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBTEST_HARNESS) \
 		$(O)/lib/$(LIB_SONAME) $(CORE_LIB) \
 		-Wl,-rpath,'$$ORIGIN/../../lib' -lpthread -lm
+
+$(O)/selftests/lib/lib_nb.o: EXTRA_CFLAGS += -Itools/bench
 
 ALL_TARGETS += $(LIBTEST_PROGS)
 TEST_PROGS += $(LIBTEST_PROGS) selftests/lib/exports.sh

@@ -11,6 +11,7 @@
 
 static void comm_free(struct optinc_comm *c)
 {
+	optinc_queue_fini(c);	/* first: its thread may be in a call */
 	if (c->xp)
 		c->xp->ops->close(c->xp);
 	optinc_ring_close(c->ring);
@@ -204,6 +205,7 @@ int optinc_comm_create(const struct optinc_opts *opts,
 		err = comm_open(c) ?: optinc_join(c) ?:
 		      comm_failover_cfg(c, opts) ?: comm_setup(c);
 	c->cfg.peers = NULL;
+	err = err ?: optinc_queue_init(c);
 	if (err) {
 		optinc_keep_create_err(c->errmsg);
 		comm_free(c);
@@ -229,6 +231,21 @@ int optinc_comm_size(const struct optinc_comm *comm)
 	return comm ? comm->cfg.size : OPTINC_ERR_INVALID;
 }
 
+/* On the thread that runs calls (request.c keeps the last snapshot). */
+void optinc_comm_stats_now(const struct optinc_comm *c,
+			   struct optinc_comm_stats *st)
+{
+	*st = c->st;
+	if (c->ring) {
+		struct optinc_ring_stats rs;
+
+		optinc_ring_get_stats(c->ring, &rs);
+		st->bytes_sent = rs.bytes_sent;
+		st->bytes_rcvd = rs.bytes_rcvd;
+	}
+}
+
+/* Counters as of the last completed call (a running one is not torn). */
 int optinc_comm_get_stats(const struct optinc_comm *comm,
 			  struct optinc_comm_stats *st)
 {
@@ -236,14 +253,7 @@ int optinc_comm_get_stats(const struct optinc_comm *comm,
 
 	if (!comm || !st || st->sz < sizeof(st->sz))
 		return OPTINC_ERR_INVALID;
-	s = comm->st;
-	if (comm->ring) {
-		struct optinc_ring_stats rs;
-
-		optinc_ring_get_stats(comm->ring, &rs);
-		s.bytes_sent = rs.bytes_sent;
-		s.bytes_rcvd = rs.bytes_rcvd;
-	}
+	optinc_queue_stats(comm, &s);
 	s.sz = OPTINC_MIN(st->sz, sizeof(s));
 	memcpy(st, &s, s.sz);
 	return 0;

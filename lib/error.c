@@ -55,7 +55,8 @@ void optinc_keep_create_err(const char *msg)
 	snprintf(err_create, sizeof(err_create), "%s", msg);
 }
 
-const char *optinc_comm_errmsg(const struct optinc_comm *comm)
+/* optinc_comm_errmsg(NULL); a comm's own messages are in request.c */
+const char *optinc_create_errmsg(void)
 {
-	return comm ? comm->errmsg : err_create;
+	return err_create;
 }

@@ -39,6 +39,7 @@
 
 struct optinc_xport_ops;
 struct optinc_ring;
+struct optinc_queue;
 
 /*
  * Failing over to the ring when the switch is gone (allreduce.c): what a
@@ -135,7 +136,8 @@ struct optinc_comm {
 	struct optinc_pkt rxp[OPTINC_RX_BATCH];
 	struct optinc_comm_stats st;
 	struct optinc_failover fo;
-	char errmsg[OPTINC_ERRMSG_LEN];
+	struct optinc_queue *q;		/* requests and progress thread (request.c) */
+	char errmsg[OPTINC_ERRMSG_LEN];	/* of the thread running calls */
 };
 
 /* One all-reduce call's arguments (allreduce.c). */
@@ -156,10 +158,17 @@ int optinc_ar_switch(struct optinc_comm *c, const struct optinc_call *k);
 int optinc_ar_ring(struct optinc_comm *c, const struct optinc_call *k,
 		   int check);
 
+/* request.c */
+int optinc_queue_init(struct optinc_comm *c);
+void optinc_queue_fini(struct optinc_comm *c);
+void optinc_queue_stats(const struct optinc_comm *c,
+			struct optinc_comm_stats *st);
+
 /* error.c */
 int optinc_seterr(struct optinc_comm *c, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void optinc_keep_create_err(const char *msg);
+const char *optinc_create_errmsg(void);
 
 /* env.c */
 int optinc_cfg_resolve(struct optinc_comm *c, const struct optinc_opts *o);
@@ -169,6 +178,8 @@ int optinc_join(struct optinc_comm *c);
 
 /* comm.c */
 int optinc_failover_join(struct optinc_comm *c);
+void optinc_comm_stats_now(const struct optinc_comm *c,
+			   struct optinc_comm_stats *st);
 
 /* transport.c: stats-keeping wrappers around the transport's ops */
 int optinc_xmit(struct optinc_comm *c, const struct optinc_pkt *p,

@@ -6,9 +6,10 @@
 NET_CHECK := $(O)/selftests/net/allreduce_check
 COLL_CHECK := $(O)/selftests/net/collective_check
 ONN_CHECK := $(O)/selftests/net/onn_check
+NB_CHECK := $(O)/selftests/net/nb_check
 NET_TESTS := selftests/net/testbed.sh selftests/net/allreduce.sh \
 	     selftests/net/onn.sh selftests/net/io_bench.sh \
-	     selftests/net/collectives.sh
+	     selftests/net/collectives.sh selftests/net/nb.sh
 
 $(NET_CHECK).o $(ONN_CHECK).o: EXTRA_CFLAGS += -Itools/bench
 
@@ -27,5 +28,15 @@ $(COLL_CHECK): $(COLL_CHECK).o $(O)/selftests/lib/dtref.o $(LIB_SO_REAL) \
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/selftests/lib/dtref.o \
 		$(O)/lib/$(LIB_SONAME) -Wl,-rpath,'$$ORIGIN/../../lib' -lm
 
-ALL_TARGETS += $(NET_CHECK) $(ONN_CHECK) $(COLL_CHECK)
+# nb_check: one rank of nb.sh (non-blocking calls), with selftests/lib's schedule
+$(NB_CHECK).o: EXTRA_CFLAGS += -Itools/bench -Iselftests/lib
+
+$(NB_CHECK): $(NB_CHECK).o $(O)/selftests/lib/dtref.o $(LIB_SO_REAL) \
+		$(O)/lib/$(LIB_SONAME) $(CORE_LIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/selftests/lib/dtref.o \
+		$(O)/lib/$(LIB_SONAME) $(CORE_LIB) \
+		-Wl,-rpath,'$$ORIGIN/../../lib' -lpthread -lm
+
+ALL_TARGETS += $(NET_CHECK) $(ONN_CHECK) $(COLL_CHECK) $(NB_CHECK)
 TEST_PROGS += $(NET_TESTS)

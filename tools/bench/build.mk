@@ -20,6 +20,21 @@ $(BENCH): $(BENCH_OBJ) $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
 ALL_TARGETS += $(BENCH)
 BINS += $(BENCH)
 
+# optinc-overlap-bench: non-blocking calls hidden behind compute
+OVL_BENCH := $(O)/bin/optinc-overlap-bench
+OVL_BENCH_OBJ := $(O)/tools/bench/overlap-bench.o
+
+$(OVL_BENCH_OBJ): EXTRA_CFLAGS += -Itools/bench
+
+$(OVL_BENCH): $(OVL_BENCH_OBJ) $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
+	$(call msg,LD,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/lib/$(LIB_SONAME) \
+		$(CORE_LIB) -Wl,-rpath,'$$ORIGIN/../lib' -lm
+
+ALL_TARGETS += $(OVL_BENCH)
+BINS += $(OVL_BENCH)
+
 # optinc-io-bench: optinc's frames without the float work (I/O limit)
 IO_BENCH := $(O)/bin/optinc-io-bench
 IO_BENCH_OBJ := $(O)/tools/bench/io-bench.o

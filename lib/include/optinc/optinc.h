@@ -172,16 +172,29 @@ OPTINC_API const char *optinc_strerror(int err);
  */
 OPTINC_API int optinc_comm_create(const struct optinc_opts *opts,
 				  struct optinc_comm **comm);
+/*
+ * Destroy a communicator: a call that is running finishes first (at most
+ * timeout_ms), posted calls not started yet are dropped (none of their
+ * frames was sent), and requests not yet waited for are freed: their
+ * handles become invalid. No other thread may use @comm meanwhile.
+ */
 OPTINC_API void optinc_comm_destroy(struct optinc_comm *comm);
 OPTINC_API int optinc_comm_rank(const struct optinc_comm *comm);
 OPTINC_API int optinc_comm_size(const struct optinc_comm *comm);
 /*
  * What exactly went wrong in the last failed call on @comm; with NULL, in
  * the calling thread's last failed optinc_comm_create(). Empty if nothing
- * failed. Valid until the next call on @comm (or create in this thread).
+ * failed. A call has failed when its post, optinc_wait(), optinc_test()
+ * (done) or optinc_allreduce() returned an error; like errno, each thread
+ * sees its own last failure on @comm, or if it had none there, the last
+ * one any thread saw. Valid until the next call on @comm (or create in
+ * this thread).
  */
 OPTINC_API const char *optinc_comm_errmsg(const struct optinc_comm *comm);
-/* Fill @st (set st->sz = sizeof(*st) first) with the counters so far. */
+/*
+ * Fill @st (set st->sz = sizeof(*st) first) with the counters as of the
+ * last completed call (a call in progress is not seen half-way).
+ */
 OPTINC_API int optinc_comm_get_stats(const struct optinc_comm *comm,
 				     struct optinc_comm_stats *st);
 
@@ -212,29 +225,36 @@ struct optinc_request;
 
 /*
  * Post an all-reduce and return at once; *req is its handle, to be given
- * to optinc_test() or optinc_wait() exactly once each until it completes.
- * The buffers must stay untouched until then. Calls on a communicator run
- * one after another in the order they were posted (the same order on
- * every rank), on the communicator's progress thread, while the caller
- * goes on. Any thread may post; two threads that post concurrently are
- * ordered by whichever posts first, so ranks must agree on that order.
- * An argument error is returned here (and *req is NULL).
+ * to optinc_test() until it reports done, or to optinc_wait() once; either
+ * frees it. The buffers must stay untouched until then. Calls on a
+ * communicator run one after another in the order they were posted (the
+ * same order on every rank), on the communicator's progress thread, while
+ * the caller goes on; any number may be outstanding. The first post starts
+ * that thread; it sleeps while nothing is queued (no CPU, no wake-ups).
+ * Any thread may post and any thread may test or wait for a request; two
+ * threads that post concurrently are ordered by whichever posts first, so
+ * ranks must agree on that order (e.g. post from one thread at a time).
+ * An argument error is returned here (and *req is NULL). A call that fails
+ * after frames were sent fails every call queued behind it with its code.
  */
 OPTINC_API int optinc_iallreduce(struct optinc_comm *comm,
 				 const void *sendbuf, void *recvbuf,
 				 size_t count, int datatype, int op,
 				 struct optinc_request **req);
 /*
- * Has *req completed? If not, *done = 0 and 0 is returned. If so, *done =
- * 1, the call's result code is returned, the request is freed and *req set
- * to NULL (optinc_comm_errmsg() then tells what failed).
+ * Has *req completed? Never blocks. If not, *done = 0 and 0 is returned.
+ * If so, *done = 1, the call's result code is returned, the request is
+ * freed and *req set to NULL (optinc_comm_errmsg() then tells what
+ * failed). A NULL req or *req is OPTINC_ERR_INVALID.
  */
 OPTINC_API int optinc_test(struct optinc_request **req, int *done);
 /* Wait for *req; returns its result code, frees it, sets *req to NULL. */
 OPTINC_API int optinc_wait(struct optinc_request **req);
 /*
  * Wait for @n requests; codes[i] (if @codes is not NULL) gets each one's
- * result; returns the first non-zero of them, or 0. All are freed.
+ * result (OPTINC_ERR_INVALID for a NULL entry); returns the first non-zero
+ * of them, or 0, and optinc_comm_errmsg() tells that one. All are freed
+ * and set to NULL.
  */
 OPTINC_API int optinc_waitall(struct optinc_request **reqs, size_t n,
 			      int *codes);
