@@ -17,7 +17,7 @@ $(KSFT_HDR):
 		'*/tools/testing/selftests/kselftest.h'
 	@touch $@
 
-UNIT_TESTS := test_wire test_reduce test_agg test_quant test_table test_cascade
+UNIT_TESTS := test_wire test_reduce test_agg test_quant test_table test_cascade test_bind
 UNIT_BINS := $(UNIT_TESTS:%=$(O)/selftests/unit/%)
 UNIT_OBJS := $(UNIT_TESTS:%=$(O)/selftests/unit/%.o)
 
