@@ -5,8 +5,10 @@
 
 NET_CHECK := $(O)/selftests/net/allreduce_check
 ONN_CHECK := $(O)/selftests/net/onn_check
+PS_INJECT := $(O)/selftests/net/ps_inject
 NET_TESTS := selftests/net/testbed.sh selftests/net/allreduce.sh \
-	     selftests/net/onn.sh selftests/net/io_bench.sh
+	     selftests/net/onn.sh selftests/net/io_bench.sh \
+	     selftests/net/portsec.sh
 
 $(NET_CHECK).o $(ONN_CHECK).o: EXTRA_CFLAGS += -Itools/bench
 
@@ -19,5 +21,10 @@ $(NET_CHECK): $(NET_CHECK).o $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/lib/$(LIB_SONAME) \
 		$(CORE_LIB) -Wl,-rpath,'$$ORIGIN/../../lib' -lm
 
-ALL_TARGETS += $(NET_CHECK) $(ONN_CHECK)
+# forged frames from a server's port (portsec.sh, and the VM's hijack replay)
+$(PS_INJECT): $(PS_INJECT).o $(CORE_LIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
+ALL_TARGETS += $(NET_CHECK) $(ONN_CHECK) $(PS_INJECT)
 TEST_PROGS += $(NET_TESTS)

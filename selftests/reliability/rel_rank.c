@@ -211,10 +211,11 @@ int main(int argc, char **argv)
 	err = rel_loop(c, &cfg, &r);
 	optinc_comm_get_stats(c, &st);
 	printf("# rss_end_kb %ld\n", rel_rss_kb());
-	printf("%s rank %d calls %lu max_ms %.0f (call %lu) retransmits %llu dup_results %llu hash %016llx\n",
+	printf("%s rank %d calls %lu max_ms %.0f (call %lu) retransmits %llu dup_results %llu probes %llu hash %016llx\n",
 	       err ? "FAIL" : "PASS", r.rank, r.call, r.max_ms, r.max_call,
 	       (unsigned long long)st.retransmits,
 	       (unsigned long long)st.dup_results,
+	       (unsigned long long)st.probes,
 	       (unsigned long long)r.hash);
 	optinc_comm_destroy(c);
 	return err ? 1 : 0;
