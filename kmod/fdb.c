@@ -4,6 +4,12 @@
  * that traffic between servers keeps flowing and results find their port.
  * Readers run under RCU in the datapath; an entry's port and time are
  * updated in place, entries are added and removed under fdb_lock.
+ *
+ * Port security: the MAC of every bound job member is pinned to its bound
+ * port (optinc_fdb_pin(), one pin per binding, counted under fdb_lock). A
+ * pinned entry does not age and is never moved by learning: that MAC on
+ * another port is a spoof (lib/core/bind.c). A pin is made even when the
+ * table holds OPTINC_FDB_MAX entries (there are at most jobs x members).
  */
 #include <linux/etherdevice.h>
 #include <linux/hash.h>
@@ -19,6 +25,7 @@ struct optinc_fdb_entry {
 	struct rcu_head	rcu;
 	struct optinc_kport *port;
 	unsigned long	seen;		/* jiffies */
+	u32		pins;		/* bindings of this MAC, fdb_lock */
 	u8		mac[ETH_ALEN];
 };
 
@@ -47,23 +54,40 @@ struct optinc_kport *optinc_fdb_lookup(struct optinc_kswitch *sw,
 {
 	struct optinc_fdb_entry *e = fdb_find(sw, mac);
 
-	if (!e || time_after(jiffies, READ_ONCE(e->seen) + OPTINC_FDB_AGE))
+	if (!e || (!READ_ONCE(e->pins) &&
+		   time_after(jiffies, READ_ONCE(e->seen) + OPTINC_FDB_AGE)))
 		return NULL;
 	return READ_ONCE(e->port);
 }
 
-/* @mac sent a frame on @port. Called in the datapath (softirq). */
-void optinc_fdb_learn(struct optinc_kswitch *sw, const u8 *mac,
-		      struct optinc_kport *port)
+/**
+ * optinc_fdb_learn() - @mac sent a frame on @port
+ * @sw:   the switch
+ * @mac:  the frame's source address
+ * @port: where it came in
+ *
+ * Called in the datapath (softirq). A pin moves an entry only under
+ * fdb_lock; a frame racing with that may still be learned the old way,
+ * which the next frame corrects.
+ *
+ * Return: 0, or -EPERM when @mac is pinned to another port (a spoof: the
+ * entry keeps its port and the caller drops the frame).
+ */
+int optinc_fdb_learn(struct optinc_kswitch *sw, const u8 *mac,
+		     struct optinc_kport *port)
 {
 	struct optinc_fdb_entry *e = fdb_find(sw, mac);
 
 	if (e) {
+		if (optinc_bind_l2_spoof(READ_ONCE(e->pins) != 0,
+					 READ_ONCE(e->port)->dev->ifindex,
+					 port->dev->ifindex))
+			return -EPERM;
 		if (READ_ONCE(e->port) != port)
 			WRITE_ONCE(e->port, port);
 		if (READ_ONCE(e->seen) != jiffies)
 			WRITE_ONCE(e->seen, jiffies);
-		return;
+		return 0;
 	}
 	spin_lock(&sw->fdb_lock);
 	if (fdb_find(sw, mac) || sw->fdb_count >= OPTINC_FDB_MAX)
@@ -74,10 +98,63 @@ void optinc_fdb_learn(struct optinc_kswitch *sw, const u8 *mac,
 	ether_addr_copy(e->mac, mac);
 	e->port = port;
 	e->seen = jiffies;
+	e->pins = 0;
 	hlist_add_head_rcu(&e->node, fdb_bucket(sw, mac));
 	sw->fdb_count++;
 out_unlock:
 	spin_unlock(&sw->fdb_lock);
+	return 0;
+}
+
+/**
+ * optinc_fdb_pin() - a job member with @mac was bound to @port
+ * @sw:   the switch
+ * @mac:  the member's MAC
+ * @port: its bound port; an entry pinned elsewhere moves here (the member
+ *        moved, optinc_bind_join() said so)
+ *
+ * Datapath (softirq), under the job's lock. Return: 0 or -ENOMEM.
+ */
+int optinc_fdb_pin(struct optinc_kswitch *sw, const u8 *mac,
+		   struct optinc_kport *port)
+{
+	struct optinc_fdb_entry *e;
+	int ret = 0;
+
+	spin_lock(&sw->fdb_lock);
+	e = fdb_find(sw, mac);
+	if (!e) {
+		e = kmalloc(sizeof(*e), GFP_ATOMIC);
+		if (!e) {
+			ret = -ENOMEM;
+			goto out_unlock;
+		}
+		ether_addr_copy(e->mac, mac);
+		e->pins = 0;
+		e->port = port;
+		hlist_add_head_rcu(&e->node, fdb_bucket(sw, mac));
+		sw->fdb_count++;
+	}
+	WRITE_ONCE(e->port, port);
+	WRITE_ONCE(e->seen, jiffies);
+	WRITE_ONCE(e->pins, e->pins + 1);
+out_unlock:
+	spin_unlock(&sw->fdb_lock);
+	return ret;
+}
+
+/* One binding of @mac is gone; the entry ages normally once none is left. */
+void optinc_fdb_unpin(struct optinc_kswitch *sw, const u8 *mac)
+{
+	struct optinc_fdb_entry *e;
+
+	spin_lock_bh(&sw->fdb_lock);
+	e = fdb_find(sw, mac);
+	if (e && e->pins) {
+		WRITE_ONCE(e->pins, e->pins - 1);
+		WRITE_ONCE(e->seen, jiffies);
+	}
+	spin_unlock_bh(&sw->fdb_lock);
 }
 
 /* Remove entries of @port (all entries when NULL), or aged ones. */
@@ -91,7 +168,8 @@ static void fdb_prune(struct optinc_kswitch *sw, struct optinc_kport *port,
 	spin_lock_bh(&sw->fdb_lock);
 	for (i = 0; i < ARRAY_SIZE(sw->fdb); i++) {
 		hlist_for_each_entry_safe(e, tmp, &sw->fdb[i], node) {
-			if (aged ? !time_after(jiffies, e->seen + OPTINC_FDB_AGE) :
+			if (aged ? e->pins ||
+				   !time_after(jiffies, e->seen + OPTINC_FDB_AGE) :
 			    port && e->port != port)
 				continue;
 			hlist_del_rcu(&e->node);

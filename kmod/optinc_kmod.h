@@ -10,6 +10,7 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <optinc/core.h>
+#include <optinc/bind.h>
 #include <uapi/linux/optinc.h>
 
 #define OPTINC_KJOB_MEM_MAX	(256ull << 20)	/* slots of one job */
@@ -44,6 +45,7 @@ struct optinc_kjob {
 	struct optinc_job core;
 	struct optinc_kjob_cfg cfg;
 	struct optinc_ktable *table;
+	struct optinc_bind bind;	/* port security, under @lock; ports are ifindexes */
 	void		*mem;	/* the slots, optinc_job_mem() bytes */
 	struct optinc_kstats __percpu *stats;
 };
@@ -103,8 +105,11 @@ struct optinc_kport *optinc_port_of(const struct net_device *dev);
 
 /* fdb.c */
 void optinc_fdb_init(struct optinc_kswitch *sw);
-void optinc_fdb_learn(struct optinc_kswitch *sw, const u8 *mac,
-		      struct optinc_kport *port);
+int optinc_fdb_learn(struct optinc_kswitch *sw, const u8 *mac,
+		     struct optinc_kport *port);
+int optinc_fdb_pin(struct optinc_kswitch *sw, const u8 *mac,
+		   struct optinc_kport *port);
+void optinc_fdb_unpin(struct optinc_kswitch *sw, const u8 *mac);
 struct optinc_kport *optinc_fdb_lookup(struct optinc_kswitch *sw,
 				       const u8 *mac);
 void optinc_fdb_flush(struct optinc_kswitch *sw, struct optinc_kport *port);
@@ -115,6 +120,7 @@ void optinc_dp_xmit(struct optinc_kport *port, struct sk_buff *skb);
 
 /* host.c */
 bool optinc_host_arp(struct optinc_kport *port, struct sk_buff *skb);
+bool optinc_host_arp_spoof(struct optinc_kport *port, struct sk_buff *skb);
 bool optinc_host_icmp(struct optinc_kport *port, struct sk_buff *skb);
 
 /* job.c */
