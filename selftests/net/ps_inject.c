@@ -4,11 +4,15 @@
  * raw packet socket (any source MAC, IP and UDP port), spread evenly over a
  * time. Kinds: "magic" (UDP to the switch, no OptINC magic: the hijack of
  * issue 16), "data" and "join" (OptINC frames of a job, rank and token),
- * "arp" (an ARP reply whose sender is the given source IP).
+ * "arp" (an ARP reply whose sender is the given source IP). Meanwhile, and
+ * for -W seconds after, it counts the OptINC frames from the switch to the
+ * forged source IP that arrive on this interface: results that leaked.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
 #include <net/if.h>
@@ -25,8 +29,54 @@ struct inj_cfg {
 	struct optinc_endpoint src, dst;
 	unsigned int job, rank, token;
 	unsigned long count;
-	double secs;
+	double secs, watch;
 };
+
+static double inj_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A socket that sees every frame arriving on @ifindex, or -1. */
+static int inj_watch_open(int ifindex)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+				   .sll_protocol = htons(ETH_P_IP),
+				   .sll_ifindex = ifindex };
+	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_IP));
+
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&sll, sizeof(sll))) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0)
+		fprintf(stderr, "ps_inject: watch socket: %s\n", strerror(errno));
+	return fd;
+}
+
+/* Frames from the switch's OptINC port to the forged source IP, so far. */
+static unsigned long inj_watch(int fd, const struct inj_cfg *c)
+{
+	struct sockaddr_ll from;
+	socklen_t flen = sizeof(from);
+	unsigned long n = 0;
+	__u8 f[128];
+	ssize_t len;
+
+	while ((len = recvfrom(fd, f, sizeof(f), MSG_TRUNC, (struct sockaddr *)&from,
+			       &flen)) >= OPTINC_L2L4_LEN) {
+		flen = sizeof(from);
+		if (from.sll_pkttype == PACKET_OUTGOING || f[23] != 17)
+			continue;
+		if (!memcmp(f + 26, &c->dst.ip, 4) && !memcmp(f + 30, &c->src.ip, 4) &&
+		    !memcmp(f + 34, &c->dst.port, 2))
+			n++;
+	}
+	return n;
+}
 
 static int inj_mac(const char *s, __u8 *mac)
 {
@@ -103,12 +153,12 @@ static size_t inj_build(const struct inj_cfg *c, __u8 *buf, unsigned long i)
 static int inj_send(const struct inj_cfg *c)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_halen = 6 };
-	double gap = c->count ? c->secs / c->count : 0;
-	unsigned long i, sent = 0;
+	double gap = c->count ? c->secs / c->count : 0, end;
+	unsigned long i, sent = 0, leaked = 0;
 	struct timespec ts;
 	__u8 buf[256];
 	size_t len;
-	int fd;
+	int fd, wfd;
 
 	fd = socket(AF_PACKET, SOCK_RAW, 0);
 	if (fd < 0) {
@@ -122,6 +172,11 @@ static int inj_send(const struct inj_cfg *c)
 		close(fd);
 		return -ENODEV;
 	}
+	wfd = inj_watch_open(sll.sll_ifindex);
+	if (wfd < 0) {
+		close(fd);
+		return -EIO;
+	}
 	ts.tv_sec = (time_t)gap;
 	ts.tv_nsec = (long)((gap - (double)ts.tv_sec) * 1e9);
 	for (i = 0; i < c->count; i++) {
@@ -133,9 +188,19 @@ static int inj_send(const struct inj_cfg *c)
 			fprintf(stderr, "ps_inject: frame %lu: %s\n", i, strerror(errno));
 		if (gap > 0)
 			nanosleep(&ts, NULL);
+		leaked += inj_watch(wfd, c);
 	}
+	end = inj_now() + c->watch;
+	do {
+		struct pollfd p = { .fd = wfd, .events = POLLIN };
+
+		poll(&p, 1, 10);
+		leaked += inj_watch(wfd, c);
+	} while (inj_now() < end);
 	close(fd);
+	close(wfd);
 	printf("sent %lu %s frames\n", sent, c->kind);
+	printf("leaked %lu\n", leaked);
 	return sent == c->count ? 0 : -EIO;
 }
 
@@ -144,7 +209,7 @@ static void inj_usage(void)
 	fprintf(stderr, "usage: ps_inject -i IFACE -S SRC_MAC -D DST_MAC "
 		"-s SRC_IP -p SRC_PORT -d DST_IP [-P DST_PORT] "
 		"-k magic|data|join|arp [-j JOB -r RANK -T TOKEN] "
-		"[-n COUNT] [-t SECS]\n");
+		"[-n COUNT] [-t SECS] [-W WATCH_SECS]\n");
 }
 
 int main(int argc, char **argv)
@@ -153,7 +218,7 @@ int main(int argc, char **argv)
 	int opt, bad = 0;
 
 	c.dst.port = htons(OPTINC_UDP_PORT);
-	while ((opt = getopt(argc, argv, "i:S:D:s:p:d:P:k:j:r:T:n:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "i:S:D:s:p:d:P:k:j:r:T:n:t:W:")) != -1) {
 		switch (opt) {
 		case 'i': c.ifname = optarg; break;
 		case 'S': bad |= inj_mac(optarg, c.src.mac); break;
@@ -168,6 +233,7 @@ int main(int argc, char **argv)
 		case 'T': c.token = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 'n': c.count = strtoul(optarg, NULL, 0); break;
 		case 't': c.secs = atof(optarg); break;
+		case 'W': c.watch = atof(optarg); break;
 		default: bad = 1;
 		}
 	}
