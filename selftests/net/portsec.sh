@@ -74,14 +74,15 @@ eq() {
 	[ "$1" = "$2" ]
 }
 
-# inject TB SERVER KIND COUNT SECS ARGS...: ps_inject from a server's eth0.
+# inject TB SERVER KIND COUNT SECS ARGS...: ps_inject from a server's eth0;
+# prints how many frames it sent (its report goes to $T_TMP/inject.log).
 inject() {
 	local tb=$1 h=$2 kind=$3 n=$4 secs=$5
 
 	shift 5
 	ip netns exec "$tb-h$h" "$INJ" -i eth0 -D "$(sw_mac "$tb-h$h")" \
-		-d "$SW" -k "$kind" -n "$n" -t "$secs" "$@" |
-		sed -n 's/^sent \([0-9]*\) .*/\1/p'
+		-d "$SW" -k "$kind" -n "$n" -t "$secs" "$@" 2>&1 |
+		tee -a "$T_TMP/inject.log" | sed -n 's/^sent \([0-9]*\) .*/\1/p'
 }
 
 # ---- the hijack of issue 16, on one job of 4 ranks
@@ -101,9 +102,10 @@ hijack_case() {
 	"$TESTBED" run --tb "$tb" -t 60 -o "$d/att" "$RANK" -t "$RUN_S" >/dev/null 2>&1 &
 	rpid=$!
 	sleep 1
-	sent=$(inject "$tb" 3 magic "$FRAMES" "$SECS" -S "$vmac" -s 10.77.0.1 -p 40000)
+	sent=$(inject "$tb" 3 magic "$FRAMES" "$SECS" -S "$vmac" -s 10.77.0.1 -p 40000 -W 1)
 	wait $rpid
 	att=$(p99_ms "$d/att/rank0.log")
+	echo "# injector: $(tail -n 2 "$T_TMP/inject.log" | tr '\n' ' ')"
 	echo "# victim (rank 0) calls: clean p99 $clean ms, slowest $(max_ms "$d/clean/rank0.log") ms; attacked p99 $att ms, slowest $(max_ms "$d/att/rank0.log") ms; JOIN probes: clean $(probes "$d/clean/rank0.log"), attacked $(probes "$d/att/rank0.log")"
 	ok_if "hijack: every rank's calls checked during the attack" passed "$d"/att/rank*.log
 	ok_if "hijack: victim's p99 call time within 2x the clean run's" within_2x "$att" "$clean"
@@ -191,11 +193,12 @@ two_jobs_case() {
 		break
 	done
 	sleep 0.5
-	inject "$tb" 1 magic "$FRAMES" "$SECS" -S "$vmac" -s 10.77.0.3 -p 40000 >"$d/sent" &
+	inject "$tb" 1 magic "$FRAMES" "$SECS" -S "$vmac" -s 10.77.0.3 -p 40000 -W 1 >"$d/sent" &
 	wsent=$(inject "$tb" 1 data "$WRONG" "$SECS" -S "$amac" -s 10.77.0.3 -p "${vport:-1}" -j 2 -r 0 -T 0x222)
 	wait
 	sent=$(cat "$d/sent")
 	att=$(p99_ms "$d/att/job2-rank0.log")
+	echo "# injector: $(tail -n 4 "$T_TMP/inject.log" | tr '\n' ' ')"
 	echo "# job 2 rank 0 calls: clean p99 $clean ms, slowest $(max_ms "$d/clean/job2-rank0.log") ms; attacked p99 $att ms, slowest $(max_ms "$d/att/job2-rank0.log") ms; JOIN probes: clean $(probes "$d/clean/job2-rank0.log"), attacked $(probes "$d/att/job2-rank0.log")"
 	ok_if "two jobs: every rank of both jobs checked during the flood" passed "$d"/att/*.log
 	ok_if "two jobs: job 2's p99 call time within 2x the clean run's" within_2x "$att" "$clean"
