@@ -425,7 +425,7 @@ static void agg_bind(struct optinc_agg_job *j, uint16_t rank,
 		return;
 	case OPTINC_BIND_MOVED:
 		memcpy(mac.addr_bytes, old.mac, RTE_ETHER_ADDR_LEN);
-		optinc_l2_unpin(&mac, now);
+		optinc_l2_unpin(&mac, (uint16_t)old_port, now);
 		OPTINC_STAT_INC(j->stats.rebinds);
 		optinc_mac_fmt(was, sizeof(was), old.mac);
 		optinc_mac_fmt(is, sizeof(is), src->mac);

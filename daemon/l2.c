@@ -10,9 +10,11 @@
  * telemetry reads just the count.
  *
  * Port security: the MAC of every bound job member is pinned to its bound
- * port (optinc_l2_pin(), one pin per binding). A pinned entry never ages,
- * is never reused for another MAC and is never moved by learning: a frame
- * with that source MAC from another port is a spoof (lib/core/bind.c).
+ * port (optinc_l2_pin(), one pin per binding, counted per (MAC, port) in
+ * l2_pins). A pinned entry never ages, is never reused for another MAC and
+ * is never moved by learning: a frame with that source MAC from a port it
+ * is not pinned to is a spoof (lib/core/bind.c). The entry forwards to the
+ * port of the newest pin; when that pin goes, to another pinned port.
  */
 #include <errno.h>
 #include <rte_cycles.h>
@@ -24,6 +26,9 @@
 #define L2_PROBES	16
 #define L2_AGE_S	300
 #define L2_REFRESH_S	1		/* rewrite the timestamp at most this often */
+#define L2_PINS		8192		/* >= OPTINC_MAX_JOBS * OPTINC_MAX_MEMBERS */
+#define L2_PIN_PROBES	32
+#define L2_ANY_PORT	(-1)
 
 struct l2_entry {
 	struct rte_ether_addr mac;
@@ -32,12 +37,21 @@ struct l2_entry {
 	uint64_t seen;			/* TSC of the last frame; 0: never used */
 };
 
+/* Bindings of one MAC to one port; count 0: a free slot. */
+struct l2_pin {
+	struct rte_ether_addr mac;
+	uint16_t port;
+	uint16_t count;
+};
+
 static struct l2_entry l2_table[L2_SIZE];
+static struct l2_pin l2_pins[L2_PINS];
 static uint64_t l2_age_tsc, l2_refresh_tsc;
 
 void optinc_l2_init(void)
 {
 	memset(l2_table, 0, sizeof(l2_table));
+	memset(l2_pins, 0, sizeof(l2_pins));
 	l2_age_tsc = L2_AGE_S * rte_get_tsc_hz();
 	l2_refresh_tsc = L2_REFRESH_S * rte_get_tsc_hz();
 }
@@ -50,6 +64,29 @@ static uint32_t l2_hash(const struct rte_ether_addr *mac)
 
 	return ((lo ^ ((uint32_t)b[0] << 8 | b[1]) * 0x9e3779b1u) *
 		0x85ebca6bu) >> 20;
+}
+
+/* The pin of @mac on @port (L2_ANY_PORT: on any), or NULL; *@free_p a free slot. */
+static struct l2_pin *l2_pin_get(const struct rte_ether_addr *mac, int port,
+				 struct l2_pin **free_p)
+{
+	uint32_t h = l2_hash(mac) << 1, i;
+	struct l2_pin *p;
+
+	if (free_p)
+		*free_p = NULL;
+	for (i = 0; i < L2_PIN_PROBES; i++) {
+		p = &l2_pins[(h + i) & (L2_PINS - 1)];
+		if (!p->count) {
+			if (free_p && !*free_p)
+				*free_p = p;
+			continue;
+		}
+		if (rte_is_same_ether_addr(&p->mac, mac) &&
+		    (port == L2_ANY_PORT || p->port == port))
+			return p;
+	}
+	return NULL;
 }
 
 static void l2_touch(struct l2_entry *e, uint64_t now)
@@ -104,8 +141,12 @@ int optinc_l2_learn(const struct rte_ether_addr *mac, uint16_t port,
 	struct l2_entry *e, *slot = NULL;
 
 	e = l2_find(mac, now, &slot);
-	if (e && optinc_bind_l2_spoof(e->pins, e->port, port))
-		return -EPERM;
+	if (e && e->pins && e->port != port) {
+		/* pinned: never moved; from another of its pinned ports is fine */
+		if (optinc_bind_l2_spoof(1, l2_pin_get(mac, port, NULL) != NULL))
+			return -EPERM;
+		return 0;
+	}
 	if (e) {
 		if (e->port != port) {
 			OPTINC_STAT_INC(optinc_sw_stats.fdb_moved);
@@ -139,12 +180,20 @@ int optinc_l2_pin(const struct rte_ether_addr *mac, uint16_t port,
 		  uint64_t now)
 {
 	struct l2_entry *e, *slot = NULL;
+	struct l2_pin *p, *free_p;
 
 	e = l2_find(mac, now, &slot);
-	if (!e && !slot) {
+	p = l2_pin_get(mac, port, &free_p);
+	if ((!e && !slot) || (!p && !free_p)) {
 		OPTINC_STAT_INC(optinc_sw_stats.fdb_pin_full);
 		return -ENOSPC;
 	}
+	if (!p) {
+		p = free_p;
+		p->mac = *mac;
+		p->port = port;
+	}
+	p->count++;
 	if (!e) {
 		e = slot;
 		e->mac = *mac;
@@ -159,15 +208,28 @@ int optinc_l2_pin(const struct rte_ether_addr *mac, uint16_t port,
 	return 0;
 }
 
-/* One binding of @mac is gone; its entry ages normally once none is left. */
-void optinc_l2_unpin(const struct rte_ether_addr *mac, uint64_t now)
+/*
+ * One binding of @mac to @port is gone. The entry forwards to another of
+ * its pinned ports if it has one, and ages normally once none is left.
+ */
+void optinc_l2_unpin(const struct rte_ether_addr *mac, uint16_t port,
+		     uint64_t now)
 {
+	struct l2_pin *p = l2_pin_get(mac, port, NULL), *other;
 	struct l2_entry *e, *slot;
 
+	if (!p)
+		return;		/* never pinned (its slots were full) */
+	p->count--;
 	e = l2_find(mac, now, &slot);
-	if (e && e->pins) {
-		e->pins--;
-		l2_touch(e, now);
+	if (!e || !e->pins)
+		return;
+	e->pins--;
+	l2_touch(e, now);
+	if (e->pins && e->port == port && !p->count) {
+		other = l2_pin_get(mac, L2_ANY_PORT, NULL);
+		if (other)
+			e->port = other->port;
 	}
 }
 

@@ -100,7 +100,8 @@ int optinc_l2_learn(const struct rte_ether_addr *mac, uint16_t port,
 		    uint64_t now);
 int optinc_l2_pin(const struct rte_ether_addr *mac, uint16_t port,
 		  uint64_t now);
-void optinc_l2_unpin(const struct rte_ether_addr *mac, uint64_t now);
+void optinc_l2_unpin(const struct rte_ether_addr *mac, uint16_t port,
+		     uint64_t now);
 int optinc_l2_lookup(const struct rte_ether_addr *mac, uint64_t now,
 		     uint16_t *port);
 void optinc_l2_forward(struct rte_mbuf *m, uint16_t in_port, uint64_t now);

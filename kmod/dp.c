@@ -89,13 +89,19 @@ static void dp_send_queue(struct optinc_kswitch *sw, struct sk_buff_head *q)
 	}
 }
 
-/* The member port of @sw whose device is @ifindex, or NULL. Under RCU. */
-static struct optinc_kport *dp_port_by_ifindex(struct optinc_kswitch *sw,
-					       u32 ifindex)
+/**
+ * optinc_port_by_ifindex() - the member port of @sw on device @ifindex
+ * @sw:      the switch
+ * @ifindex: a bound port, as lib/core/bind.c keeps it
+ *
+ * Under RCU or RTNL. Return: the port, or NULL when it was removed.
+ */
+struct optinc_kport *optinc_port_by_ifindex(struct optinc_kswitch *sw,
+					    u32 ifindex)
 {
 	struct optinc_kport *port;
 
-	list_for_each_entry_rcu(port, &sw->ports, node)
+	list_for_each_entry_rcu(port, &sw->ports, node, lockdep_rtnl_is_held())
 		if (port->dev->ifindex == ifindex)
 			return port;
 	return NULL;
@@ -114,7 +120,7 @@ static int dp_member_out(struct optinc_kswitch *sw, struct optinc_kjob *job,
 	*out = NULL;
 	if (optinc_bind_port(&job->bind, rank, &ifindex))
 		return 0;
-	*out = dp_port_by_ifindex(sw, ifindex);
+	*out = optinc_port_by_ifindex(sw, ifindex);
 	return *out ? 0 : -ENODEV;
 }
 
@@ -288,7 +294,7 @@ static void dp_bind(struct optinc_kswitch *sw, struct optinc_kjob *job,
 	case OPTINC_BIND_SAME:
 		return;
 	case OPTINC_BIND_MOVED:
-		optinc_fdb_unpin(sw, old.mac);
+		optinc_fdb_unpin(sw, old.mac, optinc_port_by_ifindex(sw, old_if));
 		optinc_count(job->stats, OPTINC_STATS_A_REBINDS, 1);
 		net_info_ratelimited("optinc: %s: job %u: rank %u moved from ifindex %u (%pM) to %s (%pM): rebound\n",
 				     sw->name, job->cfg.id, m->rank, old_if,

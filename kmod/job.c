@@ -16,11 +16,17 @@
  */
 static void job_unpin(struct optinc_kswitch *sw, struct optinc_kjob *job)
 {
+	struct optinc_kport *port;
 	u16 r;
 
-	for (r = 0; r < OPTINC_MAX_MEMBERS; r++)
-		if (job->bind.bound >> r & 1)
-			optinc_fdb_unpin(sw, job->bind.ep[r].mac);
+	for (r = 0; r < OPTINC_MAX_MEMBERS; r++) {
+		if (!(job->bind.bound >> r & 1))
+			continue;
+		/* a removed port took its pins with it (optinc_fdb_flush()) */
+		port = optinc_port_by_ifindex(sw, job->bind.port[r]);
+		if (port)
+			optinc_fdb_unpin(sw, job->bind.ep[r].mac, port);
+	}
 }
 
 static void job_free(struct optinc_kjob *job)

@@ -86,6 +86,7 @@ struct optinc_kswitch {
 	spinlock_t	fdb_lock;	/* FDB writers */
 	unsigned int	fdb_count;
 	struct hlist_head fdb[1 << OPTINC_FDB_BITS];
+	struct hlist_head fdb_pins[1 << OPTINC_FDB_BITS];	/* bindings' MAC, port */
 	struct delayed_work fdb_gc;
 };
 
@@ -109,7 +110,10 @@ int optinc_fdb_learn(struct optinc_kswitch *sw, const u8 *mac,
 		     struct optinc_kport *port);
 int optinc_fdb_pin(struct optinc_kswitch *sw, const u8 *mac,
 		   struct optinc_kport *port);
-void optinc_fdb_unpin(struct optinc_kswitch *sw, const u8 *mac);
+void optinc_fdb_unpin(struct optinc_kswitch *sw, const u8 *mac,
+		      struct optinc_kport *port);
+struct optinc_kport *optinc_port_by_ifindex(struct optinc_kswitch *sw,
+					    u32 ifindex);
 struct optinc_kport *optinc_fdb_lookup(struct optinc_kswitch *sw,
 				       const u8 *mac);
 void optinc_fdb_flush(struct optinc_kswitch *sw, struct optinc_kport *port);

@@ -55,14 +55,15 @@ int optinc_bind_port(const struct optinc_bind *b, __u16 rank, __u32 *port);
 int optinc_bind_arp_ok(__be32 sender_ip, const struct optinc_endpoint *sw);
 
 /*
- * The L2 rule: a frame whose source MAC is pinned (bound by some member)
- * to another port than the one it came in on is a spoof. The L2 table
- * neither learns nor moves it.
+ * The L2 rule: a frame whose source MAC is pinned (bound by some member
+ * of some job) but not to the port it came in on is a spoof. The L2 table
+ * neither learns nor moves it. A MAC may be pinned to several ports (one
+ * member moved in one job while its other jobs still bind the old port):
+ * the datapath says whether one of them is @pinned_here.
  */
-static inline int optinc_bind_l2_spoof(int pinned, __u32 pin_port,
-				       __u32 in_port)
+static inline int optinc_bind_l2_spoof(int pinned, int pinned_here)
 {
-	return pinned && pin_port != in_port;
+	return pinned && !pinned_here;
 }
 
 #endif /* OPTINC_BIND_H */

@@ -376,6 +376,8 @@ t_portsec_hijack() {
 		ok "DATA of a bound member from another port with the token: wrong-port" ||
 		nok "DATA of a bound member from another port with the token: wrong-port"
 
+	check "job 11: 1 rank (server 0 in a second job)" ctl job set sw0 id 11 size 1 token 0x11
+	check "job 11 on server 0, bound to p0 too" h 0 kmod_rank -r 0 -n 1 -j 11 -t 0x11 -c 64 -f 20
 	s0=$(port_sec p3 spoofed)
 	inj 3 -S $vmac -s 10.77.0.1 -p 40000 -k join -j 8 -r 0 -T 0x1 -n 1 >/dev/null 2>&1
 	eqv "$(($(port_sec p3 spoofed) - s0)) $(job_counter 8 rebinds)" "1 0" "spoofed, rebinds" &&
@@ -385,7 +387,12 @@ t_portsec_hijack() {
 	eqv "$(job_counter 8 rebinds) $(dmesg | grep -c 'job 8: rank 0 moved from')" "1 1" "rebinds, kernel log lines" &&
 		ok "JOIN with the token from a new port: rebound, counted, logged" ||
 		nok "JOIN with the token from a new port: rebound, counted, logged"
+	check "after job 8's rank 0 moved, server 0 still works in job 11 from p0" \
+		h 0 kmod_rank -r 0 -n 1 -j 11 -t 0x11 -c 64 -f 20
 	ctl job del sw0 id 8 >/dev/null
+	check "after job 8 is deleted, server 0 still works in job 11 from p0" \
+		h 0 kmod_rank -r 0 -n 1 -j 11 -t 0x11 -c 64 -f 20
+	ctl job del sw0 id 11 >/dev/null
 }
 
 # jobs2 LOG FRAMES: job 9 on h2, h3 and job 10 on h0, h1 at once; all PASS

@@ -147,6 +147,9 @@ hijack_case() {
 		eq "$(($(port_ctr "$tb" 3 wrong_port) - w0)) $(($(job_ctr "$tb" 1 wrong_port) - j0))" \
 		"${sent:-none} $sent" "wrong_port on port 3 and job 1"
 
+	# server 0 in a second job (of 1), bound to port 0 too
+	job2_on_h0 "$tb" "$d/job2a.log"
+
 	# a move: rank 0's JOIN from port 3, first without the token, then with it
 	s0=$(port_ctr "$tb" 3 spoofed)
 	inject "$tb" 3 join 1 0 -S "$vmac" -s 10.77.0.1 -p "$vport" -j 1 -r 0 -T 0x1 >/dev/null
@@ -162,6 +165,16 @@ hijack_case() {
 	ok_if "JOIN with the token from a new port: rebound, counted, logged" \
 		eq "$(job_ctr "$tb" 1 rebinds) $(member "$tb" 1 0 port) $(grep -c 'rank 0 moved from port 0' "/run/optinc-testbed/$tb/daemon.log")" \
 		"1 3 1" "rebinds, rank 0's port, log lines"
+	ok_if "after job 1's rank 0 moved, server 0 still works in job 2 from port 0" \
+		job2_on_h0 "$tb" "$d/job2b.log"
+}
+
+# job2_on_h0 TB LOG: a short checked run of job 2 (size 1) on server 0
+job2_on_h0() {
+	timeout 30 "$TESTBED" exec --tb "$1" 0 env OPTINC_JOB=2 OPTINC_RANK=0 \
+		OPTINC_SIZE=1 OPTINC_TOKEN=0x2 OPTINC_PEERS=10.77.0.1 \
+		"$RANK" -t 0.5 >"$2" 2>&1
+	passed "$2"
 }
 
 # ---- two jobs: job 1 on servers 0-1, job 2 on servers 2-3; server 1 floods
@@ -247,14 +260,15 @@ for f in "$RANK" "$INJ"; do
 	[ -x "$f" ] || { tap_plan 1; ok_if "$f is built" false; exit 1; }
 done
 command -v nft >/dev/null || skip_all "needs nft (Debian's nftables) to count frames"
-tap_plan 21
+tap_plan 22
 TBA=$(tb_name psa)
 TBB=$(tb_name psb)
-if ok_if "testbed psa up: 4 servers, job 1 of 4 with a token" \
-	tb_up "$TBA" -n 4 --job id=1,size=4,bits=8,token=0x5ca1e; then
+if ok_if "testbed psa up: 4 servers, job 1 of 4 with a token, job 2 of 1" \
+	tb_up "$TBA" -n 4 --job id=1,size=4,bits=8,token=0x5ca1e \
+	--job id=2,size=1,bits=8,token=0x2; then
 	hijack_case "$TBA"
 else
-	for ((i = 0; i < 11; i++)); do ok_if "hijack case (no testbed)" false; done
+	for ((i = 0; i < 12; i++)); do ok_if "hijack case (no testbed)" false; done
 fi
 tb_down "$TBA"
 if ok_if "testbed psb up: 4 servers, jobs 1 and 2 of 2" \
