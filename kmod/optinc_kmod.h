@@ -112,8 +112,6 @@ int optinc_fdb_pin(struct optinc_kswitch *sw, const u8 *mac,
 		   struct optinc_kport *port);
 void optinc_fdb_unpin(struct optinc_kswitch *sw, const u8 *mac,
 		      struct optinc_kport *port);
-struct optinc_kport *optinc_port_by_ifindex(struct optinc_kswitch *sw,
-					    u32 ifindex);
 struct optinc_kport *optinc_fdb_lookup(struct optinc_kswitch *sw,
 				       const u8 *mac);
 void optinc_fdb_flush(struct optinc_kswitch *sw, struct optinc_kport *port);
@@ -121,6 +119,8 @@ void optinc_fdb_flush(struct optinc_kswitch *sw, struct optinc_kport *port);
 /* dp.c */
 rx_handler_result_t optinc_dp_handle_frame(struct sk_buff **pskb);
 void optinc_dp_xmit(struct optinc_kport *port, struct sk_buff *skb);
+struct optinc_kport *optinc_port_by_ifindex(struct optinc_kswitch *sw,
+					    u32 ifindex);
 
 /* host.c */
 bool optinc_host_arp(struct optinc_kport *port, struct sk_buff *skb);
