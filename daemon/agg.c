@@ -159,6 +159,7 @@ static int agg_job_init(struct optinc_agg_job *j, const struct optinc_job_conf *
 	j->core.max_elems = jc->max_elems;
 	j->core.mode = OPTINC_MODE_EXACT;
 	j->served = true;
+	optinc_bind_init(&j->bind);
 	if (jc->table)
 		agg_job_table(j);
 	j->mem = rte_zmalloc("optinc_job", len, RTE_CACHE_LINE_SIZE);
@@ -244,17 +245,29 @@ struct optinc_agg_job *optinc_agg_find(uint16_t id)
 	return NULL;
 }
 
-/* Where a member's frames go: the port its MAC was learned on, else its JOIN's. */
+/*
+ * Where a member's frames go: its bound port (every member that joined is
+ * bound, lib/core/bind.c), never where its MAC was seen last.
+ */
 static uint16_t agg_member_port(const struct optinc_agg_job *j, uint16_t rank,
 				uint64_t now)
 {
 	struct rte_ether_addr mac;
+	uint32_t bound;
 	uint16_t port;
 
+	if (!optinc_bind_port(&j->bind, rank, &bound))
+		return (uint16_t)bound;
 	memcpy(mac.addr_bytes, j->core.members[rank].ep.mac, RTE_ETHER_ADDR_LEN);
 	if (optinc_l2_lookup(&mac, now, &port))
-		return j->member_port[rank];
+		return 0;
 	return port;
+}
+
+uint16_t optinc_agg_member_port(const struct optinc_agg_job *j, uint16_t rank,
+				uint64_t now)
+{
+	return agg_member_port(j, rank, now);
 }
 
 /* Send @m holding a built frame of @len bytes (0: it did not fit). */
@@ -380,13 +393,68 @@ static void agg_drop(struct optinc_agg_job *j, enum optinc_drop why,
 	OPTINC_STAT_INC(optinc_ports[port].stats.rx_dropped);
 }
 
-/* Act on the core's verdict on @msg. */
-static void agg_verdict(struct optinc_agg_job *j, const struct optinc_msg *msg,
-			const struct optinc_l2l4 *l, uint16_t port, uint64_t now)
+/* Port security's drops: a spoofed MAC, or a bound member's frame from elsewhere. */
+static void agg_drop_bind(struct optinc_agg_job *j, enum optinc_bind_verdict v,
+			  uint16_t port)
 {
+	struct optinc_port_stats *ps = &optinc_ports[port].stats;
+
+	if (v == OPTINC_BIND_SPOOF) {
+		OPTINC_STAT_INC(ps->spoofed);
+		if (j)
+			OPTINC_STAT_INC(j->stats.spoofed);
+	} else {
+		OPTINC_STAT_INC(ps->wrong_port);
+		OPTINC_STAT_INC(j->stats.wrong_port);
+	}
+	OPTINC_STAT_INC(ps->rx_dropped);
+}
+
+/* @rank's JOIN from @port was accepted: bind it, and pin its MAC there. */
+static void agg_bind(struct optinc_agg_job *j, uint16_t rank,
+		     const struct optinc_endpoint *src, uint16_t port,
+		     uint64_t now)
+{
+	struct optinc_endpoint old;
+	struct rte_ether_addr mac;
+	char was[24], is[24];
+	uint32_t old_port = 0;
+
+	switch (optinc_bind_join(&j->bind, rank, src, port, &old, &old_port)) {
+	case OPTINC_BIND_SAME:
+		return;
+	case OPTINC_BIND_MOVED:
+		memcpy(mac.addr_bytes, old.mac, RTE_ETHER_ADDR_LEN);
+		optinc_l2_unpin(&mac, (uint16_t)old_port, now);
+		OPTINC_STAT_INC(j->stats.rebinds);
+		optinc_mac_fmt(was, sizeof(was), old.mac);
+		optinc_mac_fmt(is, sizeof(is), src->mac);
+		printf("optincd: job %u: rank %u moved from port %u (mac %s) "
+		       "to port %u (mac %s): rebound\n", j->conf.id, rank,
+		       old_port, was, port, is);
+		fflush(stdout);
+		break;
+	case OPTINC_BIND_NEW:
+		break;
+	}
+	memcpy(mac.addr_bytes, src->mac, RTE_ETHER_ADDR_LEN);
+	optinc_l2_pin(&mac, port, now);
+}
+
+/* Act on port security's and then the core's verdict on @msg. */
+static void agg_verdict(struct optinc_agg_job *j, const struct optinc_msg *msg,
+			const struct optinc_l2l4 *l, uint16_t port, uint64_t now,
+			bool spoofed)
+{
+	enum optinc_bind_verdict bv;
 	struct optinc_slot *s;
 	enum optinc_drop why;
 
+	bv = optinc_bind_rx(&j->bind, &j->core, msg, &l->src, port, spoofed);
+	if (unlikely(bv != OPTINC_BIND_PASS)) {
+		agg_drop_bind(j, bv, port);
+		return;
+	}
 	switch (optinc_job_rx(&j->core, msg, &l->src, &why, &s)) {
 	case OPTINC_V_DROP:
 		agg_drop(j, why, port);
@@ -403,7 +471,7 @@ static void agg_verdict(struct optinc_agg_job *j, const struct optinc_msg *msg,
 		break;
 	case OPTINC_V_JOIN_ACK:
 		OPTINC_STAT_INC(j->stats.joins);
-		j->member_port[msg->rank] = port;
+		agg_bind(j, msg->rank, &l->src, port, now);
 		if (optinc_uplink_joined(j, msg->rank, now))
 			break;
 		if (optinc_job_complete(&j->core))
@@ -427,9 +495,11 @@ static void agg_verdict(struct optinc_agg_job *j, const struct optinc_msg *msg,
  * @port: the port it came in on
  * @l:    its addresses and UDP payload, from optinc_parse_l2l4()
  * @now:  TSC of this poll round
+ * @spoofed: its source MAC is pinned to another port; only a JOIN of the
+ *        member that owns it (moving) gets past optinc_bind_rx()
  */
 void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
-		      const struct optinc_l2l4 *l, uint64_t now)
+		      const struct optinc_l2l4 *l, uint64_t now, bool spoofed)
 {
 	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
 	struct optinc_msg msg = { .job = 0 };
@@ -437,7 +507,8 @@ void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
 	enum optinc_drop why;
 
 	why = optinc_msg_parse(frame + l->l4_off, l->l4_len, &msg);
-	if (why == OPTINC_DROP_NONE && optinc_uplink_input(&msg, l, port, now)) {
+	if (why == OPTINC_DROP_NONE && !spoofed &&
+	    optinc_uplink_input(&msg, l, port, now)) {
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -446,14 +517,18 @@ void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
 		j = optinc_agg_find(msg.job);
 	if (j)
 		agg_count_in(j, &msg, rte_pktmbuf_pkt_len(m));
-	if (why != OPTINC_DROP_NONE) {
+	if (unlikely(spoofed) && (why != OPTINC_DROP_NONE || !j ||
+				  msg.type != OPTINC_T_JOIN)) {
+		agg_drop_bind(why == OPTINC_DROP_NONE ? j : NULL,
+			      OPTINC_BIND_SPOOF, port);
+	} else if (why != OPTINC_DROP_NONE) {
 		agg_drop(j, why, port);
 	} else if (!j || unlikely(!j->served)) {
 		agg_drop(j, OPTINC_DROP_NO_JOB, port);
 		if (msg.type == OPTINC_T_JOIN)
 			agg_send_nack(j, &msg, OPTINC_DROP_NO_JOB, l, port);
 	} else {
-		agg_verdict(j, &msg, l, port, now);
+		agg_verdict(j, &msg, l, port, now, spoofed);
 	}
 	rte_pktmbuf_free(m);
 }

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* ARP: answer requests for the switch's own IPv4 address. */
+/*
+ * ARP: answer requests for the switch's own IPv4 address; drop any ARP
+ * from a port that claims that address (port security: no server answers
+ * for the switch).
+ */
 #include <rte_arp.h>
 #include <rte_byteorder.h>
 #include <rte_ether.h>
@@ -21,7 +25,8 @@ static bool arp_for_us(const struct rte_arp_hdr *a, const struct optinc_conf *c)
  * @port: where it came from; the reply goes back there
  * @c:    our addresses
  *
- * The request is turned into the reply in place.
+ * The request is turned into the reply in place. An ARP frame whose sender
+ * is the switch's address is dropped and counted as a spoof on @port.
  *
  * Return: true when @m was consumed, false when it is someone else's.
  */
@@ -34,6 +39,13 @@ bool optinc_arp_input(struct rte_mbuf *m, uint16_t port,
 
 	if (rte_pktmbuf_data_len(m) < sizeof(*eth) + sizeof(*a))
 		return false;
+	if (a->arp_protocol == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
+	    a->arp_plen == 4 && !optinc_bind_arp_ok(d->arp_sip, &c->sw)) {
+		OPTINC_STAT_INC(optinc_ports[port].stats.spoofed);
+		OPTINC_STAT_INC(optinc_ports[port].stats.rx_dropped);
+		rte_pktmbuf_free(m);
+		return true;
+	}
 	if (optinc_uplink_arp(a, port)) {
 		rte_pktmbuf_free(m);
 		return true;

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * What happens to one received frame: learn its source, then OptINC to
- * the switch -> aggregation, ARP or ping for the switch -> reply, anything
- * else to the switch's MAC -> dropped, the rest -> L2 forwarding.
+ * What happens to one received frame: learn its source (a bound member's
+ * MAC from another port is a spoof: dropped, unless it is that member's
+ * JOIN, which aggregation judges), then OptINC to the switch ->
+ * aggregation, ARP or ping for the switch -> reply, anything else to the
+ * switch's MAC -> dropped, the rest -> L2 forwarding.
  */
+#include <errno.h>
 #include <rte_byteorder.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
@@ -36,6 +39,7 @@ void optinc_dp_input(struct rte_mbuf *m, uint16_t port,
 {
 	const struct rte_ether_hdr *eth;
 	struct optinc_l2l4 l;
+	bool spoofed = false, to_agg;
 	int ret;
 
 	if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)) {
@@ -44,17 +48,22 @@ void optinc_dp_input(struct rte_mbuf *m, uint16_t port,
 	}
 	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	if (likely(!rte_is_multicast_ether_addr(&eth->src_addr)))
-		optinc_l2_learn(&eth->src_addr, port, now);
+		spoofed = optinc_l2_learn(&eth->src_addr, port, now) == -EPERM;
 
 	ret = optinc_parse_l2l4(eth, rte_pktmbuf_data_len(m), c->udp_port, &l);
+	to_agg = ret > 0 && l.dst.ip == c->sw.ip &&
+		 (dp_to_switch_mac(eth, c) ||
+		  rte_is_multicast_ether_addr(&eth->dst_addr));
+	if (unlikely(spoofed) && !to_agg) {
+		dp_drop(m, port, &optinc_ports[port].stats.spoofed);
+		return;
+	}
 	if (unlikely(ret < 0) && dp_to_switch_mac(eth, c)) {
 		dp_drop(m, port, &optinc_sw_stats.drops[OPTINC_DROP_SHORT]);
 		return;
 	}
-	if (ret > 0 && l.dst.ip == c->sw.ip &&
-	    (dp_to_switch_mac(eth, c) ||
-	     rte_is_multicast_ether_addr(&eth->dst_addr))) {
-		optinc_agg_input(m, port, &l, now);
+	if (to_agg) {
+		optinc_agg_input(m, port, &l, now, spoofed);
 		return;
 	}
 	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_ARP) &&

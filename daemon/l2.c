@@ -8,6 +8,13 @@
  * may be reused), so a key never sits behind an empty slot and lookups
  * stop at the first empty one. Only the datapath lcore touches the table;
  * telemetry reads just the count.
+ *
+ * Port security: the MAC of every bound job member is pinned to its bound
+ * port (optinc_l2_pin(), one pin per binding, counted per (MAC, port) in
+ * l2_pins). A pinned entry never ages, is never reused for another MAC and
+ * is never moved by learning: a frame with that source MAC from a port it
+ * is not pinned to is a spoof (lib/core/bind.c). The entry forwards to the
+ * port of the newest pin; when that pin goes, to another pinned port.
  */
 #include <errno.h>
 #include <rte_cycles.h>
@@ -19,19 +26,32 @@
 #define L2_PROBES	16
 #define L2_AGE_S	300
 #define L2_REFRESH_S	1		/* rewrite the timestamp at most this often */
+#define L2_PINS		8192		/* >= OPTINC_MAX_JOBS * OPTINC_MAX_MEMBERS */
+#define L2_PIN_PROBES	32
+#define L2_ANY_PORT	(-1)
 
 struct l2_entry {
 	struct rte_ether_addr mac;
 	uint16_t port;
+	uint16_t pins;			/* bindings of this MAC; 0: learned only */
 	uint64_t seen;			/* TSC of the last frame; 0: never used */
 };
 
+/* Bindings of one MAC to one port; count 0: a free slot. */
+struct l2_pin {
+	struct rte_ether_addr mac;
+	uint16_t port;
+	uint16_t count;
+};
+
 static struct l2_entry l2_table[L2_SIZE];
+static struct l2_pin l2_pins[L2_PINS];
 static uint64_t l2_age_tsc, l2_refresh_tsc;
 
 void optinc_l2_init(void)
 {
 	memset(l2_table, 0, sizeof(l2_table));
+	memset(l2_pins, 0, sizeof(l2_pins));
 	l2_age_tsc = L2_AGE_S * rte_get_tsc_hz();
 	l2_refresh_tsc = L2_REFRESH_S * rte_get_tsc_hz();
 }
@@ -46,6 +66,29 @@ static uint32_t l2_hash(const struct rte_ether_addr *mac)
 		0x85ebca6bu) >> 20;
 }
 
+/* The pin of @mac on @port (L2_ANY_PORT: on any), or NULL; *@free_p a free slot. */
+static struct l2_pin *l2_pin_get(const struct rte_ether_addr *mac, int port,
+				 struct l2_pin **free_p)
+{
+	uint32_t h = l2_hash(mac) << 1, i;
+	struct l2_pin *p;
+
+	if (free_p)
+		*free_p = NULL;
+	for (i = 0; i < L2_PIN_PROBES; i++) {
+		p = &l2_pins[(h + i) & (L2_PINS - 1)];
+		if (!p->count) {
+			if (free_p && !*free_p)
+				*free_p = p;
+			continue;
+		}
+		if (rte_is_same_ether_addr(&p->mac, mac) &&
+		    (port == L2_ANY_PORT || p->port == port))
+			return p;
+	}
+	return NULL;
+}
+
 static void l2_touch(struct l2_entry *e, uint64_t now)
 {
 	__atomic_store_n(&e->seen, now, __ATOMIC_RELAXED);
@@ -53,27 +96,25 @@ static void l2_touch(struct l2_entry *e, uint64_t now)
 
 static bool l2_fresh(const struct l2_entry *e, uint64_t now)
 {
-	return e->seen && now - e->seen < l2_age_tsc;
+	return e->pins || (e->seen && now - e->seen < l2_age_tsc);
 }
 
-void optinc_l2_learn(const struct rte_ether_addr *mac, uint16_t port,
-		     uint64_t now)
+/*
+ * @mac's entry, or NULL with *@slot set to where a new one may go (NULL
+ * when every slot of the probe window is pinned).
+ */
+static struct l2_entry *l2_find(const struct rte_ether_addr *mac,
+				uint64_t now, struct l2_entry **slot)
 {
 	uint32_t h = l2_hash(mac), i;
 	struct l2_entry *e, *free_e = NULL, *oldest = NULL;
 
 	for (i = 0; i < L2_PROBES; i++) {
 		e = &l2_table[(h + i) & (L2_SIZE - 1)];
-		if (e->seen && rte_is_same_ether_addr(&e->mac, mac)) {
-			if (e->port != port) {
-				OPTINC_STAT_INC(optinc_sw_stats.fdb_moved);
-				e->port = port;
-				l2_touch(e, now);
-			} else if (now - e->seen > l2_refresh_tsc) {
-				l2_touch(e, now);
-			}
-			return;
-		}
+		if (e->seen && rte_is_same_ether_addr(&e->mac, mac))
+			return e;
+		if (e->pins)
+			continue;
 		if (!free_e && !l2_fresh(e, now))
 			free_e = e;
 		if (!oldest || e->seen < oldest->seen)
@@ -81,11 +122,115 @@ void optinc_l2_learn(const struct rte_ether_addr *mac, uint16_t port,
 		if (!e->seen)
 			break;
 	}
-	e = free_e ? free_e : oldest;
-	e->mac = *mac;
-	e->port = port;
-	l2_touch(e, now);
+	*slot = free_e ? free_e : oldest;
+	return NULL;
+}
+
+/**
+ * optinc_l2_learn() - a frame from @mac came in on @port
+ * @mac:  its source address (unicast)
+ * @port: where it came in
+ * @now:  TSC of this poll round
+ *
+ * Return: 0, or -EPERM when @mac is pinned to another port (a spoof: the
+ * table keeps its port and the caller drops the frame).
+ */
+int optinc_l2_learn(const struct rte_ether_addr *mac, uint16_t port,
+		    uint64_t now)
+{
+	struct l2_entry *e, *slot = NULL;
+
+	e = l2_find(mac, now, &slot);
+	if (e && e->pins && e->port != port) {
+		/* pinned: never moved; from another of its pinned ports is fine */
+		if (optinc_bind_l2_spoof(1, l2_pin_get(mac, port, NULL) != NULL))
+			return -EPERM;
+		return 0;
+	}
+	if (e) {
+		if (e->port != port) {
+			OPTINC_STAT_INC(optinc_sw_stats.fdb_moved);
+			e->port = port;
+			l2_touch(e, now);
+		} else if (now - e->seen > l2_refresh_tsc) {
+			l2_touch(e, now);
+		}
+		return 0;
+	}
+	if (!slot)
+		return 0;
+	slot->mac = *mac;
+	slot->port = port;
+	l2_touch(slot, now);
 	OPTINC_STAT_INC(optinc_sw_stats.fdb_learned);
+	return 0;
+}
+
+/**
+ * optinc_l2_pin() - a job member with @mac was bound to @port
+ * @mac:  the member's MAC
+ * @port: its bound port; an entry pinned elsewhere moves here (the member
+ *        moved, optinc_bind_join() said so)
+ * @now:  TSC of this poll round
+ *
+ * Return: 0, or -ENOSPC when the probe window has no slot that is not
+ * pinned (counted as fdb_pin_full; results still go to the bound port).
+ */
+int optinc_l2_pin(const struct rte_ether_addr *mac, uint16_t port,
+		  uint64_t now)
+{
+	struct l2_entry *e, *slot = NULL;
+	struct l2_pin *p, *free_p;
+
+	e = l2_find(mac, now, &slot);
+	p = l2_pin_get(mac, port, &free_p);
+	if ((!e && !slot) || (!p && !free_p)) {
+		OPTINC_STAT_INC(optinc_sw_stats.fdb_pin_full);
+		return -ENOSPC;
+	}
+	if (!p) {
+		p = free_p;
+		p->mac = *mac;
+		p->port = port;
+	}
+	p->count++;
+	if (!e) {
+		e = slot;
+		e->mac = *mac;
+		e->pins = 0;
+		OPTINC_STAT_INC(optinc_sw_stats.fdb_learned);
+	} else if (e->port != port) {
+		OPTINC_STAT_INC(optinc_sw_stats.fdb_moved);
+	}
+	e->port = port;
+	e->pins++;
+	l2_touch(e, now);
+	return 0;
+}
+
+/*
+ * One binding of @mac to @port is gone. The entry forwards to another of
+ * its pinned ports if it has one, and ages normally once none is left.
+ */
+void optinc_l2_unpin(const struct rte_ether_addr *mac, uint16_t port,
+		     uint64_t now)
+{
+	struct l2_pin *p = l2_pin_get(mac, port, NULL), *other;
+	struct l2_entry *e, *slot;
+
+	if (!p)
+		return;		/* never pinned (its slots were full) */
+	p->count--;
+	e = l2_find(mac, now, &slot);
+	if (!e || !e->pins)
+		return;
+	e->pins--;
+	l2_touch(e, now);
+	if (e->pins && e->port == port && !p->count) {
+		other = l2_pin_get(mac, L2_ANY_PORT, NULL);
+		if (other)
+			e->port = other->port;
+	}
 }
 
 /* The port @mac was last seen on; -ENOENT when unknown or aged out. */
@@ -154,7 +299,8 @@ unsigned int optinc_l2_count(uint64_t now)
 
 	for (i = 0; i < L2_SIZE; i++) {
 		seen = __atomic_load_n(&l2_table[i].seen, __ATOMIC_RELAXED);
-		if (seen && now - seen < l2_age_tsc)
+		if (__atomic_load_n(&l2_table[i].pins, __ATOMIC_RELAXED) ||
+		    (seen && now - seen < l2_age_tsc))
 			n++;
 	}
 	return n;

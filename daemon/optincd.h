@@ -11,6 +11,7 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 #include <optinc/core.h>
+#include <optinc/bind.h>
 #include "stats.h"
 
 #define OPTINCD_VERSION		"0.1"
@@ -95,7 +96,11 @@ struct rte_mbuf *optinc_port_alloc(uint16_t port);
 
 /* l2.c */
 void optinc_l2_init(void);
-void optinc_l2_learn(const struct rte_ether_addr *mac, uint16_t port,
+int optinc_l2_learn(const struct rte_ether_addr *mac, uint16_t port,
+		    uint64_t now);
+int optinc_l2_pin(const struct rte_ether_addr *mac, uint16_t port,
+		  uint64_t now);
+void optinc_l2_unpin(const struct rte_ether_addr *mac, uint16_t port,
 		     uint64_t now);
 int optinc_l2_lookup(const struct rte_ether_addr *mac, uint64_t now,
 		     uint16_t *port);
@@ -133,7 +138,7 @@ struct optinc_agg_job {
 	struct optinc_agg_table *retired;	/* replaced, to be freed */
 	bool served;		/* false: frames are treated as of no job */
 	void *mem;
-	uint16_t member_port[OPTINC_MAX_MEMBERS];	/* port its JOIN came in */
+	struct optinc_bind bind;	/* members' MAC, IP, UDP and switch port */
 	struct optinc_job_stats stats;
 };
 
@@ -143,7 +148,9 @@ unsigned int optinc_agg_count(void);
 struct optinc_agg_job *optinc_agg_at(unsigned int i);
 struct optinc_agg_job *optinc_agg_find(uint16_t id);
 void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
-		      const struct optinc_l2l4 *l, uint64_t now);
+		      const struct optinc_l2l4 *l, uint64_t now, bool spoofed);
+uint16_t optinc_agg_member_port(const struct optinc_agg_job *j, uint16_t rank,
+				uint64_t now);
 void optinc_agg_sync(void);
 int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
 			     char *why, size_t why_len);

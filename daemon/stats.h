@@ -30,6 +30,8 @@ struct optinc_port_stats {
 	uint64_t tx_pkts;
 	uint64_t tx_bytes;
 	uint64_t tx_dropped;	/* queued for sending, refused by the port */
+	uint64_t spoofed;	/* a bound MAC, or the switch's IP in ARP, from here */
+	uint64_t wrong_port;	/* a bound member's OptINC frame from here */
 } __rte_cache_aligned;
 
 /* Per member of a job (by rank); bytes are whole Ethernet frames. */
@@ -54,6 +56,9 @@ struct optinc_job_stats {
 	uint64_t tx_errors;	/* no mbuf, or a frame too big for the port */
 	uint64_t up_frames_out;	/* cascade: DATA and JOINs to the upper switch */
 	uint64_t up_results_in;	/* cascade: results taken from it */
+	uint64_t wrong_port;	/* a bound member's frame not from its MAC and port */
+	uint64_t spoofed;	/* frames naming the job, from a MAC pinned elsewhere */
+	uint64_t rebinds;	/* members that moved (JOIN from a new port or MAC) */
 	uint64_t drops[OPTINC_DROP_NR];
 	struct optinc_member_stats member[OPTINC_MAX_MEMBERS];
 } __rte_cache_aligned;
@@ -68,6 +73,7 @@ struct optinc_sw_stats {
 	uint64_t l2_filtered;	/* destination on the port it came from */
 	uint64_t fdb_learned;
 	uint64_t fdb_moved;
+	uint64_t fdb_pin_full;	/* a binding found no L2 slot to pin its MAC */
 	uint64_t arp_replies;
 	uint64_t icmp_replies;	/* echo replies (ping) */
 	uint64_t to_switch_other; /* to our MAC, not ARP, ping or OptINC */

@@ -81,6 +81,7 @@ static void tlm_info_sw(struct rte_tel_data *d)
 	TLM_U64(d, s, l2_filtered);
 	TLM_U64(d, s, fdb_learned);
 	TLM_U64(d, s, fdb_moved);
+	TLM_U64(d, s, fdb_pin_full);
 	TLM_U64(d, s, arp_replies);
 	TLM_U64(d, s, icmp_replies);
 	TLM_U64(d, s, to_switch_other);
@@ -156,6 +157,8 @@ static struct rte_tel_data *tlm_port(const struct optinc_port *p)
 	TLM_U64(d, s, tx_pkts);
 	TLM_U64(d, s, tx_bytes);
 	TLM_U64(d, s, tx_dropped);
+	TLM_U64(d, s, spoofed);
+	TLM_U64(d, s, wrong_port);
 	tlm_port_hw(d, p->id);
 	return d;
 }
@@ -221,6 +224,9 @@ static int tlm_job_detail(struct rte_tel_data *d, const struct optinc_agg_job *j
 	TLM_U64(d, s, tx_errors);
 	TLM_U64(d, s, up_frames_out);
 	TLM_U64(d, s, up_results_in);
+	TLM_U64(d, s, wrong_port);
+	TLM_U64(d, s, spoofed);
+	TLM_U64(d, s, rebinds);
 	return tlm_add_drops(d, s->drops);
 }
 
@@ -263,8 +269,11 @@ static struct rte_tel_data *tlm_member(const struct optinc_agg_job *j,
 		rte_tel_data_add_dict_string(d, "addr", buf);
 		optinc_mac_fmt(buf, sizeof(buf), ep->mac);
 		rte_tel_data_add_dict_string(d, "mac", buf);
-		rte_tel_data_add_dict_u64(d, "port", j->member_port[r]);
 	}
+	/* the binding outlives a new generation of the job (bind.h) */
+	if ((__atomic_load_n(&j->bind.bound, __ATOMIC_RELAXED) >> r) & 1)
+		rte_tel_data_add_dict_u64(d, "port",
+			__atomic_load_n(&j->bind.port[r], __ATOMIC_RELAXED));
 	TLM_U64(d, s, frames_in);
 	TLM_U64(d, s, bytes_in);
 	TLM_U64(d, s, frames_out);

@@ -273,9 +273,10 @@ static uint64_t uplink_gen(const struct optinc_job *job)
 }
 
 /* A JOIN_ACK telling @rank that not everyone below the upper switch has joined. */
-static void uplink_hold_ack(struct optinc_agg_job *j, uint16_t rank)
+static void uplink_hold_ack(struct optinc_agg_job *j, uint16_t rank,
+			    uint64_t now)
 {
-	uint16_t port = j->member_port[rank];
+	uint16_t port = optinc_agg_member_port(j, rank, now);
 	struct optinc_msg ack;
 	struct rte_mbuf *m;
 	uint32_t room;
@@ -322,7 +323,7 @@ bool optinc_uplink_joined(struct optinc_agg_job *j, uint16_t rank, uint64_t now)
 	if (u->complete)
 		return false;
 	uplink_send(u, now, uplink_build_join, NULL);
-	uplink_hold_ack(j, rank);
+	uplink_hold_ack(j, rank, now);
 	return true;
 }
 

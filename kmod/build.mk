@@ -11,10 +11,10 @@
 # of links to the sources.
 
 KMOD_HDRS_PKG := linux-headers-amd64
-KMOD_CORE := frame reduce pam4 table agg reply cascade
+KMOD_CORE := frame reduce pam4 table agg reply cascade bind
 KMOD_SRCS := $(wildcard kmod/*.c kmod/*.h) $(KMOD_CORE:%=lib/core/%.c) \
 	     lib/core/compat.h
-KMOD_DEPS := Kbuild $(KMOD_SRCS) include/optinc/core.h include/optinc/wire.h \
+KMOD_DEPS := Kbuild $(KMOD_SRCS) include/optinc/core.h include/optinc/bind.h include/optinc/wire.h \
 	     include/uapi/linux/optinc.h
 KMOD_TREE := $(O)/kmod/src
 KMOD_KO   := $(O)/kmod/optinc.ko
@@ -62,7 +62,8 @@ KMOD_CTL_OBJS := $(KMOD_T)/octl.o $(O)/tools/optincctl/kmod.o \
 		 $(O)/tools/optincctl/words.o \
 		 $(O)/tools/optincctl/print.o
 KMOD_VM_PROGS := $(KMOD_T)/optincctl-kmod $(KMOD_T)/kmod_rank \
-		 $(KMOD_T)/kmod_table $(KMOD_T)/nocap $(KMOD_T)/nlfuzz
+		 $(KMOD_T)/kmod_table $(KMOD_T)/nocap $(KMOD_T)/nlfuzz \
+		 $(KMOD_T)/ps_inject
 # liboptinc's allreduce test rank, statically linked (kmod-vm-lib)
 KMOD_LIB_STATIC = $(shell pkg-config --static --libs libxdp libbpf 2>/dev/null)
 
@@ -74,6 +75,10 @@ $(KMOD_T)/optincctl-kmod: $(KMOD_CTL_OBJS) $(CORE_LIB)
 	$(Q)$(CC) -static -o $@ $^ $(NL_STATIC_LIBS) -ljson-c
 
 $(KMOD_T)/kmod_rank $(KMOD_T)/kmod_table $(KMOD_T)/nocap $(KMOD_T)/nlfuzz: %: %.o $(CORE_LIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) -static -o $@ $^
+
+$(KMOD_T)/ps_inject: $(O)/selftests/net/ps_inject.o $(CORE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -static -o $@ $^
 

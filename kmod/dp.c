@@ -4,7 +4,10 @@
  * (rx_handler, softirq, RCU): OptINC frames to the switch's address and
  * port go through the core's parser and slot state machine, ARP requests
  * and pings of the switch are answered (host.c), everything else is
- * switched at L2.
+ * switched at L2. Port security (lib/core/bind.c): a frame whose source
+ * MAC is bound to another port is dropped as a spoof, unless it is that
+ * member's JOIN with the token (a move); a bound member's frames must come
+ * from its port; results and acks go out of the member's bound port.
  */
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
@@ -14,6 +17,12 @@
 
 /* Enough for Ethernet, an IPv4 header with options and UDP. */
 #define DP_HDR_PULL	(ETH_HLEN + 60 + 8)
+
+/* The port a frame the switch built goes out of; NULL: where the FDB says. */
+#define DP_OUT(skb)	(*(struct optinc_kport **)(skb)->cb)
+
+/* dp_job(): a port-security drop, counted already. */
+#define DP_BIND_DROP	(-1)
 
 /* Send @skb (data at the Ethernet header) out of @port; consumes it. */
 void optinc_dp_xmit(struct optinc_kport *port, struct sk_buff *skb)
@@ -72,8 +81,47 @@ static void dp_send_queue(struct optinc_kswitch *sw, struct sk_buff_head *q)
 {
 	struct sk_buff *skb;
 
-	while ((skb = __skb_dequeue(q)))
-		dp_send_built(sw, skb);
+	while ((skb = __skb_dequeue(q))) {
+		if (DP_OUT(skb))
+			optinc_dp_xmit(DP_OUT(skb), skb);
+		else
+			dp_send_built(sw, skb);
+	}
+}
+
+/**
+ * optinc_port_by_ifindex() - the member port of @sw on device @ifindex
+ * @sw:      the switch
+ * @ifindex: a bound port, as lib/core/bind.c keeps it
+ *
+ * Under RCU or RTNL. Return: the port, or NULL when it was removed.
+ */
+struct optinc_kport *optinc_port_by_ifindex(struct optinc_kswitch *sw,
+					    u32 ifindex)
+{
+	struct optinc_kport *port;
+
+	list_for_each_entry_rcu(port, &sw->ports, node, lockdep_rtnl_is_held())
+		if (port->dev->ifindex == ifindex)
+			return port;
+	return NULL;
+}
+
+/*
+ * Where @rank's results and acks go: its bound port (*@out), NULL for a
+ * rank never bound (the FDB then), or -ENODEV when the bound port was
+ * removed: never flooded, the member rebinds with its next JOIN.
+ */
+static int dp_member_out(struct optinc_kswitch *sw, struct optinc_kjob *job,
+			 u16 rank, struct optinc_kport **out)
+{
+	u32 ifindex;
+
+	*out = NULL;
+	if (optinc_bind_port(&job->bind, rank, &ifindex))
+		return 0;
+	*out = optinc_port_by_ifindex(sw, ifindex);
+	return *out ? 0 : -ENODEV;
 }
 
 /* L2 learning switch: known unicast to its port, the rest flooded. */
@@ -115,13 +163,14 @@ static struct sk_buff *dp_alloc(u32 len)
 	skb_reset_mac_header(skb);
 	skb_set_network_header(skb, ETH_HLEN);
 	skb->protocol = htons(ETH_P_IP);
+	DP_OUT(skb) = NULL;
 	return skb;
 }
 
 /* A JOIN_ACK or NACK @m to @dst, queued on @q. */
 static bool dp_queue_ctrl(struct optinc_kswitch *sw, const struct optinc_msg *m,
 			  const struct optinc_endpoint *dst,
-			  struct sk_buff_head *q)
+			  struct optinc_kport *out, struct sk_buff_head *q)
 {
 	struct sk_buff *skb = dp_alloc(OPTINC_FRAME_OVERHEAD);
 
@@ -131,6 +180,7 @@ static bool dp_queue_ctrl(struct optinc_kswitch *sw, const struct optinc_msg *m,
 		kfree_skb(skb);
 		return false;
 	}
+	DP_OUT(skb) = out;
 	__skb_queue_tail(q, skb);
 	return true;
 }
@@ -142,10 +192,15 @@ static bool dp_queue_result(struct optinc_kswitch *sw, struct optinc_kjob *job,
 {
 	u32 len = OPTINC_FRAME_OVERHEAD + OPTINC_SCALES_LEN(s->nscale) +
 		  s->res_len;
-	struct sk_buff *skb = dp_alloc(len);
+	struct optinc_kport *out;
+	struct sk_buff *skb;
 
+	if (dp_member_out(sw, job, rank, &out))
+		return false;
+	skb = dp_alloc(len);
 	if (!skb)
 		return false;
+	DP_OUT(skb) = out;
 	if (optinc_build_result(skb->data, len, &job->core, s, &sw->ep,
 				rank) != len) {
 		kfree_skb(skb);
@@ -161,10 +216,23 @@ static void dp_count_tx(struct optinc_kjob *job, int idx, bool ok)
 	optinc_count(job->stats, ok ? idx : OPTINC_STATS_A_TX_ERRORS, 1);
 }
 
+/* A JOIN_ACK for @r, to its bound port. */
+static bool dp_queue_ack(struct optinc_kswitch *sw, struct optinc_kjob *job,
+			 u16 r, struct sk_buff_head *q)
+{
+	struct optinc_kport *out;
+	struct optinc_msg reply;
+
+	if (dp_member_out(sw, job, r, &out))
+		return false;
+	optinc_job_ack(&job->core, r, &reply);
+	return dp_queue_ctrl(sw, &reply, &job->core.members[r].ep, out, q);
+}
+
 /* The answers to a verdict of the core, under the job's lock. */
 static void dp_verdict(struct optinc_kswitch *sw, struct optinc_kjob *job,
 		       enum optinc_verdict v, const struct optinc_msg *m,
-		       const struct optinc_endpoint *src,
+		       const struct optinc_endpoint *src, struct optinc_kport *in,
 		       const struct optinc_slot *s, enum optinc_drop why,
 		       struct sk_buff_head *q)
 {
@@ -186,38 +254,87 @@ static void dp_verdict(struct optinc_kswitch *sw, struct optinc_kjob *job,
 		for (r = 0; r < cj->size; r++) {
 			if (r != m->rank && !optinc_job_complete(cj))
 				continue;
-			optinc_job_ack(cj, r, &reply);
 			dp_count_tx(job, OPTINC_STATS_A_JOIN_ACKS,
-				    dp_queue_ctrl(sw, &reply,
-						  &cj->members[r].ep, q));
+				    dp_queue_ack(sw, job, r, q));
 		}
 		break;
 	case OPTINC_V_NACK:
 		optinc_nack(m, why, &reply);
 		dp_count_tx(job, OPTINC_STATS_A_NACKS,
-			    dp_queue_ctrl(sw, &reply, src, q));
+			    dp_queue_ctrl(sw, &reply, src, in, q));
 		break;
 	default:
 		break;
 	}
 }
 
-/* Run message @m through its job. Return: why it was dropped, or none. */
-static enum optinc_drop dp_job(struct optinc_kswitch *sw,
-			       struct optinc_kjob *job,
-			       const struct optinc_msg *m,
-			       const struct optinc_endpoint *src,
-			       struct sk_buff_head *q)
+/* A port-security drop of a frame from @in (naming @job, if known). */
+static void dp_count_bind(struct optinc_kport *in, struct optinc_kjob *job,
+			  enum optinc_bind_verdict bv)
+{
+	int idx = bv == OPTINC_BIND_SPOOF ? OPTINC_STATS_A_SPOOFED :
+					    OPTINC_STATS_A_WRONG_PORT;
+
+	optinc_count(in->stats, idx, 1);
+	optinc_count_drop(in->stats, OPTINC_DROP_NONE);
+	if (job)
+		optinc_count(job->stats, idx, 1);
+}
+
+/* @m's JOIN from @in was accepted: bind the rank there, pin its MAC. */
+static void dp_bind(struct optinc_kswitch *sw, struct optinc_kjob *job,
+		    const struct optinc_msg *m,
+		    const struct optinc_endpoint *src, struct optinc_kport *in)
+{
+	struct optinc_endpoint old;
+	u32 old_if = 0;
+
+	switch (optinc_bind_join(&job->bind, m->rank, src, in->dev->ifindex,
+				 &old, &old_if)) {
+	case OPTINC_BIND_SAME:
+		return;
+	case OPTINC_BIND_MOVED:
+		optinc_fdb_unpin(sw, old.mac, optinc_port_by_ifindex(sw, old_if));
+		optinc_count(job->stats, OPTINC_STATS_A_REBINDS, 1);
+		net_info_ratelimited("optinc: %s: job %u: rank %u moved from ifindex %u (%pM) to %s (%pM): rebound\n",
+				     sw->name, job->cfg.id, m->rank, old_if,
+				     old.mac, in->dev->name, src->mac);
+		break;
+	case OPTINC_BIND_NEW:
+		break;
+	}
+	if (optinc_fdb_pin(sw, src->mac, in))
+		optinc_count(in->stats, OPTINC_STATS_A_TX_ERRORS, 1);
+}
+
+/*
+ * Run message @m, from @in, through its job. Return: why it was dropped,
+ * none, or DP_BIND_DROP (port security; counted here).
+ */
+static int dp_job(struct optinc_kswitch *sw, struct optinc_kjob *job,
+		  struct optinc_kport *in, const struct optinc_msg *m,
+		  const struct optinc_endpoint *src, bool spoofed,
+		  struct sk_buff_head *q)
 {
 	enum optinc_drop why = OPTINC_DROP_NONE;
+	enum optinc_bind_verdict bv;
 	struct optinc_slot *slot;
 	enum optinc_verdict v;
 
 	optinc_count(job->stats, m->type == OPTINC_T_JOIN ?
 		     OPTINC_STATS_A_JOINS : OPTINC_STATS_A_DATA, 1);
 	spin_lock(&job->lock);
+	bv = optinc_bind_rx(&job->bind, &job->core, m, src, in->dev->ifindex,
+			    spoofed);
+	if (unlikely(bv != OPTINC_BIND_PASS)) {
+		spin_unlock(&job->lock);
+		dp_count_bind(in, job, bv);
+		return DP_BIND_DROP;
+	}
 	v = optinc_job_rx(&job->core, m, src, &why, &slot);
-	dp_verdict(sw, job, v, m, src, slot, why, q);
+	if (v == OPTINC_V_JOIN_ACK)
+		dp_bind(sw, job, m, src, in);
+	dp_verdict(sw, job, v, m, src, in, slot, why, q);
 	spin_unlock(&job->lock);
 
 	if (v == OPTINC_V_ABSORBED || v == OPTINC_V_COMPLETE)
@@ -231,35 +348,48 @@ static enum optinc_drop dp_job(struct optinc_kswitch *sw,
 	return v == OPTINC_V_DROP || v == OPTINC_V_NACK ? why : OPTINC_DROP_NONE;
 }
 
-/* An OptINC message to the switch; consumes @skb. */
+/*
+ * An OptINC message to the switch; consumes @skb. @spoofed: its source MAC
+ * is bound to another port; only that member's JOIN may go on (a move).
+ */
 static void dp_msg(struct optinc_kport *port, struct sk_buff *skb,
-		   const struct optinc_l2l4 *l4)
+		   const struct optinc_l2l4 *l4, bool spoofed)
 {
 	struct optinc_kswitch *sw = port->sw;
+	struct optinc_kjob *job = NULL;
 	struct sk_buff_head q;
-	struct optinc_kjob *job;
 	struct optinc_msg m;
-	enum optinc_drop why;
+	int why;
 
 	__skb_queue_head_init(&q);
 	why = optinc_msg_parse(skb->data + l4->l4_off, l4->l4_len, &m);
+	if (why == OPTINC_DROP_NONE)
+		job = xa_load(&sw->jobs, m.job);
+	if (unlikely(spoofed) && (!job || m.type != OPTINC_T_JOIN)) {
+		dp_count_bind(port, job, OPTINC_BIND_SPOOF);
+		kfree_skb(skb);
+		return;
+	}
 	if (why != OPTINC_DROP_NONE)
 		goto drop;
-	job = xa_load(&sw->jobs, m.job);
 	if (job) {
-		why = dp_job(sw, job, &m, &l4->src, &q);
+		why = dp_job(sw, job, port, &m, &l4->src, spoofed, &q);
 	} else {
 		why = OPTINC_DROP_NO_JOB;
 		if (m.type == OPTINC_T_JOIN) {
 			struct optinc_msg reply;
 
 			optinc_nack(&m, why, &reply);
-			if (!dp_queue_ctrl(sw, &reply, &l4->src, &q))
+			if (!dp_queue_ctrl(sw, &reply, &l4->src, port, &q))
 				optinc_count(port->stats,
 					     OPTINC_STATS_A_TX_ERRORS, 1);
 		}
 	}
 	dp_send_queue(sw, &q);
+	if (why == DP_BIND_DROP) {
+		kfree_skb(skb);
+		return;
+	}
 	if (why != OPTINC_DROP_NONE)
 		goto drop;
 	consume_skb(skb);
@@ -274,7 +404,8 @@ drop:
  * parser needs the frame in one piece, so a non-linear frame it may want
  * is linearised first. Return: true when @skb was consumed.
  */
-static bool dp_optinc(struct optinc_kport *port, struct sk_buff *skb)
+static bool dp_optinc(struct optinc_kport *port, struct sk_buff *skb,
+		      bool spoofed)
 {
 	struct optinc_kswitch *sw = port->sw;
 	u16 udp_port = ntohs(sw->ep.port);
@@ -294,14 +425,17 @@ static bool dp_optinc(struct optinc_kport *port, struct sk_buff *skb)
 	}
 	if (ret < 0) {
 		optinc_count(port->stats, OPTINC_STATS_A_OPTINC, 1);
-		optinc_count_drop(port->stats, OPTINC_DROP_SHORT);
+		if (spoofed)
+			dp_count_bind(port, NULL, OPTINC_BIND_SPOOF);
+		else
+			optinc_count_drop(port->stats, OPTINC_DROP_SHORT);
 		kfree_skb(skb);
 		return true;
 	}
 	if (!ret || l4.dst.ip != sw->ep.ip)
 		return false;
 	optinc_count(port->stats, OPTINC_STATS_A_OPTINC, 1);
-	dp_msg(port, skb, &l4);
+	dp_msg(port, skb, &l4, spoofed);
 	return true;
 }
 
@@ -317,6 +451,7 @@ rx_handler_result_t optinc_dp_handle_frame(struct sk_buff **pskb)
 {
 	struct optinc_kport *port;
 	struct sk_buff *skb = *pskb;
+	bool spoofed;
 
 	if (unlikely(skb->pkt_type == PACKET_LOOPBACK))
 		return RX_HANDLER_PASS;
@@ -333,12 +468,20 @@ rx_handler_result_t optinc_dp_handle_frame(struct sk_buff **pskb)
 		kfree_skb(skb);
 		return RX_HANDLER_CONSUMED;
 	}
-	optinc_fdb_learn(port->sw, eth_hdr(skb)->h_source, port);
-	if (skb->protocol == htons(ETH_P_ARP) && optinc_host_arp(port, skb))
+	spoofed = optinc_fdb_learn(port->sw, eth_hdr(skb)->h_source, port) == -EPERM;
+	if (skb->protocol == htons(ETH_P_ARP) &&
+	    (optinc_host_arp_spoof(port, skb) ||
+	     (!spoofed && optinc_host_arp(port, skb))))
 		return RX_HANDLER_CONSUMED;
 	if (skb->protocol == htons(ETH_P_IP) && !skb_vlan_tag_present(skb) &&
-	    (dp_optinc(port, skb) || optinc_host_icmp(port, skb)))
+	    (dp_optinc(port, skb, spoofed) ||
+	     (!spoofed && optinc_host_icmp(port, skb))))
 		return RX_HANDLER_CONSUMED;
+	if (unlikely(spoofed)) {
+		dp_count_bind(port, NULL, OPTINC_BIND_SPOOF);
+		kfree_skb(skb);
+		return RX_HANDLER_CONSUMED;
+	}
 	dp_forward(port, skb);
 	return RX_HANDLER_CONSUMED;
 }

@@ -52,6 +52,37 @@ bool optinc_host_arp(struct optinc_kport *port, struct sk_buff *skb)
 	return true;
 }
 
+/**
+ * optinc_host_arp_spoof() - drop ARP that claims the switch's address
+ * @port: where it came from
+ * @skb:  an ARP frame, data at the Ethernet header
+ *
+ * Port security: no server answers for the switch (lib/core/bind.c). Any
+ * ARP frame whose sender is the switch's IPv4 address is dropped and
+ * counted as a spoof on @port.
+ *
+ * Return: true when @skb was such a frame (and is consumed).
+ */
+bool optinc_host_arp_spoof(struct optinc_kport *port, struct sk_buff *skb)
+{
+	const struct arphdr *arp;
+	__be32 sip;
+
+	if (!pskb_may_pull(skb, ETH_HLEN + arp_hdr_len(port->dev)))
+		return false;
+	arp = (const struct arphdr *)(skb->data + ETH_HLEN);
+	if (arp->ar_pro != htons(ETH_P_IP) || arp->ar_hln != ETH_ALEN ||
+	    arp->ar_pln != 4)
+		return false;
+	memcpy(&sip, (const u8 *)(arp + 1) + ETH_ALEN, 4);
+	if (optinc_bind_arp_ok(sip, &port->sw->ep))
+		return false;
+	optinc_count(port->stats, OPTINC_STATS_A_SPOOFED, 1);
+	optinc_count_drop(port->stats, OPTINC_DROP_NONE);
+	kfree_skb(skb);
+	return true;
+}
+
 /* The IPv4 header of an echo request to the switch, or NULL. */
 static struct iphdr *host_echo_request(struct optinc_kswitch *sw,
 				       struct sk_buff *skb)

@@ -10,6 +10,25 @@
 #include <linux/slab.h>
 #include "optinc_kmod.h"
 
+/*
+ * Give back the FDB pins of @job's bindings; the datapath is done with the
+ * job (after synchronize_net()), so no binding is made behind this.
+ */
+static void job_unpin(struct optinc_kswitch *sw, struct optinc_kjob *job)
+{
+	struct optinc_kport *port;
+	u16 r;
+
+	for (r = 0; r < OPTINC_MAX_MEMBERS; r++) {
+		if (!(job->bind.bound >> r & 1))
+			continue;
+		/* a removed port took its pins with it (optinc_fdb_flush()) */
+		port = optinc_port_by_ifindex(sw, job->bind.port[r]);
+		if (port)
+			optinc_fdb_unpin(sw, job->bind.ep[r].mac, port);
+	}
+}
+
 static void job_free(struct optinc_kjob *job)
 {
 	free_percpu(job->stats);
@@ -59,6 +78,7 @@ static struct optinc_kjob *job_alloc(const struct optinc_kjob_cfg *cfg,
 	if (!job)
 		return NULL;
 	spin_lock_init(&job->lock);
+	optinc_bind_init(&job->bind);
 	job->cfg = *cfg;
 	job->core.id = cfg->id;
 	job->core.size = cfg->size;
@@ -98,6 +118,7 @@ static int job_install(struct optinc_kswitch *sw, struct optinc_kjob *job)
 	}
 	/* ORDER: the datapath may still be inside the old job */
 	synchronize_net();
+	job_unpin(sw, old);
 	job_free(old);
 	return 0;
 }
@@ -147,6 +168,7 @@ int optinc_job_del(struct optinc_kswitch *sw, u16 id)
 		return -ENOENT;
 	sw->njobs--;
 	synchronize_net();
+	job_unpin(sw, job);
 	job_free(job);
 	return 0;
 }

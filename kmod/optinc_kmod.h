@@ -10,6 +10,7 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <optinc/core.h>
+#include <optinc/bind.h>
 #include <uapi/linux/optinc.h>
 
 #define OPTINC_KJOB_MEM_MAX	(256ull << 20)	/* slots of one job */
@@ -44,6 +45,7 @@ struct optinc_kjob {
 	struct optinc_job core;
 	struct optinc_kjob_cfg cfg;
 	struct optinc_ktable *table;
+	struct optinc_bind bind;	/* port security, under @lock; ports are ifindexes */
 	void		*mem;	/* the slots, optinc_job_mem() bytes */
 	struct optinc_kstats __percpu *stats;
 };
@@ -84,6 +86,7 @@ struct optinc_kswitch {
 	spinlock_t	fdb_lock;	/* FDB writers */
 	unsigned int	fdb_count;
 	struct hlist_head fdb[1 << OPTINC_FDB_BITS];
+	struct hlist_head fdb_pins[1 << OPTINC_FDB_BITS];	/* bindings' MAC, port */
 	struct delayed_work fdb_gc;
 };
 
@@ -103,7 +106,11 @@ struct optinc_kport *optinc_port_of(const struct net_device *dev);
 
 /* fdb.c */
 void optinc_fdb_init(struct optinc_kswitch *sw);
-void optinc_fdb_learn(struct optinc_kswitch *sw, const u8 *mac,
+int optinc_fdb_learn(struct optinc_kswitch *sw, const u8 *mac,
+		     struct optinc_kport *port);
+int optinc_fdb_pin(struct optinc_kswitch *sw, const u8 *mac,
+		   struct optinc_kport *port);
+void optinc_fdb_unpin(struct optinc_kswitch *sw, const u8 *mac,
 		      struct optinc_kport *port);
 struct optinc_kport *optinc_fdb_lookup(struct optinc_kswitch *sw,
 				       const u8 *mac);
@@ -112,9 +119,12 @@ void optinc_fdb_flush(struct optinc_kswitch *sw, struct optinc_kport *port);
 /* dp.c */
 rx_handler_result_t optinc_dp_handle_frame(struct sk_buff **pskb);
 void optinc_dp_xmit(struct optinc_kport *port, struct sk_buff *skb);
+struct optinc_kport *optinc_port_by_ifindex(struct optinc_kswitch *sw,
+					    u32 ifindex);
 
 /* host.c */
 bool optinc_host_arp(struct optinc_kport *port, struct sk_buff *skb);
+bool optinc_host_arp_spoof(struct optinc_kport *port, struct sk_buff *skb);
 bool optinc_host_icmp(struct optinc_kport *port, struct sk_buff *skb);
 
 /* job.c */

@@ -40,6 +40,8 @@ struct rank_state {
 	void *tbuf;
 	uint8_t *done;
 	double *sent_at;
+	double *first_at;	/* first send of each chunk */
+	float *rtt_ms;		/* first send to result, per result */
 	unsigned long results, mismatches, differ, retransmits, frames_out;
 };
 
@@ -246,7 +248,28 @@ static void rank_take(const struct rank_cfg *c, struct rank_state *st,
 		st->mismatches += c->count;
 	}
 	st->done[m->seq] = 1;
+	st->rtt_ms[st->results] = (float)((rank_now() - st->first_at[m->seq]) * 1e3);
 	st->results++;
+}
+
+static int rank_cmp_ms(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Round trips of the chunks: first send to result (sorted in place). */
+static void rank_print_rtt(struct rank_state *st)
+{
+	unsigned long n = st->results;
+
+	if (!n)
+		return;
+	qsort(st->rtt_ms, n, sizeof(*st->rtt_ms), rank_cmp_ms);
+	printf("rtt_ms median %.1f p99 %.1f max %.1f\n", st->rtt_ms[(n - 1) / 2],
+	       st->rtt_ms[(unsigned long)(0.99 * (double)(n - 1))],
+	       st->rtt_ms[n - 1]);
 }
 
 /* Send what the window allows, and again what waited too long. */
@@ -267,6 +290,7 @@ static int rank_pump(const struct rank_cfg *c, struct rank_state *st,
 	while (*next < c->frames &&
 	       (*next < st->inflight || st->done[*next - st->inflight])) {
 		st->sent_at[*next] = now;
+		st->first_at[*next] = now;
 		if (rank_send(st, buf, rank_build_data(c, st, *next, buf)))
 			return -EIO;
 		(*next)++;
@@ -493,7 +517,9 @@ static int rank_open(const struct rank_cfg *c, struct rank_state *st)
 	}
 	st->done = calloc(c->frames + 1, 1);
 	st->sent_at = calloc(c->frames + 1, sizeof(double));
-	if (!st->done || !st->sent_at)
+	st->first_at = calloc(c->frames + 1, sizeof(double));
+	st->rtt_ms = calloc(c->frames + 1, sizeof(float));
+	if (!st->done || !st->sent_at || !st->first_at || !st->rtt_ms)
 		return -ENOMEM;
 	if (!c->table)
 		return 0;
@@ -536,6 +562,8 @@ int main(int argc, char **argv)
 		       "retransmits %lu sent %lu seconds %.3f\n", c.rank, c.frames,
 		       st.results, st.mismatches, st.differ, st.retransmits,
 		       st.frames_out, rank_now() - t0);
+	if (!c.junk)
+		rank_print_rtt(&st);
 	ret = ret || st.mismatches ? 1 : 0;
 	printf("%s\n", ret ? "FAIL" : "PASS");
 	return ret;

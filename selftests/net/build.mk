@@ -7,9 +7,11 @@ NET_CHECK := $(O)/selftests/net/allreduce_check
 COLL_CHECK := $(O)/selftests/net/collective_check
 ONN_CHECK := $(O)/selftests/net/onn_check
 NB_CHECK := $(O)/selftests/net/nb_check
+PS_INJECT := $(O)/selftests/net/ps_inject
 NET_TESTS := selftests/net/testbed.sh selftests/net/allreduce.sh \
 	     selftests/net/onn.sh selftests/net/io_bench.sh \
-	     selftests/net/collectives.sh selftests/net/nb.sh
+	     selftests/net/collectives.sh selftests/net/nb.sh \
+	     selftests/net/portsec.sh
 
 $(NET_CHECK).o $(ONN_CHECK).o: EXTRA_CFLAGS += -Itools/bench
 
@@ -38,5 +40,10 @@ $(NB_CHECK): $(NB_CHECK).o $(O)/selftests/lib/dtref.o $(LIB_SO_REAL) \
 		$(O)/lib/$(LIB_SONAME) $(CORE_LIB) \
 		-Wl,-rpath,'$$ORIGIN/../../lib' -lpthread -lm
 
-ALL_TARGETS += $(NET_CHECK) $(ONN_CHECK) $(COLL_CHECK) $(NB_CHECK)
+# forged frames from a server's port (portsec.sh, and the VM's hijack replay)
+$(PS_INJECT): $(PS_INJECT).o $(CORE_LIB)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
+ALL_TARGETS += $(NET_CHECK) $(ONN_CHECK) $(COLL_CHECK) $(NB_CHECK) $(PS_INJECT)
 TEST_PROGS += $(NET_TESTS)

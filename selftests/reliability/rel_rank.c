@@ -29,6 +29,8 @@ struct rel_run {
 	unsigned long call;
 	uint64_t hash;
 	double max_ms;
+	float *ms;		/* every call's time, for the percentiles */
+	unsigned long ms_cap;
 	unsigned long max_call;
 	int stop;
 };
@@ -137,6 +139,38 @@ static int rel_float(struct optinc_comm *c, struct rel_run *r, float *x,
 	return 0;
 }
 
+static void rel_keep_ms(struct rel_run *r, double ms)
+{
+	float *p;
+
+	if (r->call >= r->ms_cap) {
+		p = realloc(r->ms, (r->ms_cap * 2 + 1024) * sizeof(*p));
+		if (!p)
+			return;
+		r->ms = p;
+		r->ms_cap = r->ms_cap * 2 + 1024;
+	}
+	r->ms[r->call] = (float)ms;
+}
+
+static int rel_cmp_ms(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The call time below which @q of the calls fall (after the loop). */
+static double rel_pct_ms(struct rel_run *r, double q)
+{
+	unsigned long n = r->call < r->ms_cap ? r->call : r->ms_cap;
+
+	if (!n || !r->ms)
+		return 0;
+	qsort(r->ms, n, sizeof(*r->ms), rel_cmp_ms);
+	return r->ms[(unsigned long)(q * (double)(n - 1))];
+}
+
 static int rel_loop(struct optinc_comm *c, const struct rel_cfg *cfg,
 		    struct rel_run *r)
 {
@@ -153,6 +187,7 @@ static int rel_loop(struct optinc_comm *c, const struct rel_cfg *cfg,
 			      r->call + 1 >= cfg->calls || t0 >= end) ?:
 		      rel_float(c, r, xf, yf, cfg->count, cfg->tol);
 		ms = (rel_now() - t0) * 1e3;
+		rel_keep_ms(r, ms);
 		if (ms > r->max_ms) {
 			r->max_ms = ms;
 			r->max_call = r->call;
@@ -211,10 +246,13 @@ int main(int argc, char **argv)
 	err = rel_loop(c, &cfg, &r);
 	optinc_comm_get_stats(c, &st);
 	printf("# rss_end_kb %ld\n", rel_rss_kb());
-	printf("%s rank %d calls %lu max_ms %.0f (call %lu) retransmits %llu dup_results %llu hash %016llx\n",
+	printf("# call_ms median %.1f p99 %.1f max %.1f\n", rel_pct_ms(&r, 0.5),
+	       rel_pct_ms(&r, 0.99), r.max_ms);
+	printf("%s rank %d calls %lu max_ms %.0f (call %lu) retransmits %llu dup_results %llu probes %llu hash %016llx\n",
 	       err ? "FAIL" : "PASS", r.rank, r.call, r.max_ms, r.max_call,
 	       (unsigned long long)st.retransmits,
 	       (unsigned long long)st.dup_results,
+	       (unsigned long long)st.probes,
 	       (unsigned long long)r.hash);
 	optinc_comm_destroy(c);
 	return err ? 1 : 0;

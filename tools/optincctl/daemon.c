@@ -89,7 +89,8 @@ static int dmn_show(struct optincctl_tel *t, char **argv)
 		dmn_u64(o, "idle_sleeps", " idle-sleeps %" PRIu64);
 		dmn_u64(o, "idle_us", " slept-us %" PRIu64 "\n");
 		dmn_u64(o, "fdb_learned", "    fdb: learned %" PRIu64);
-		dmn_u64(o, "fdb_moved", " moved %" PRIu64 "\n");
+		dmn_u64(o, "fdb_moved", " moved %" PRIu64);
+		dmn_u64(o, "fdb_pin_full", " pin-full %" PRIu64 "\n");
 		dmn_u64(o, "to_switch_other", "    other: to-switch %" PRIu64);
 		dmn_u64(o, "runts", " runts %" PRIu64);
 		dmn_u64(o, "nacks", " nacks %" PRIu64);
@@ -129,6 +130,8 @@ static void dmn_port(const char *id, json_object *p)
 	dmn_u64(p, "tx_pkts", "    TX: packets %" PRIu64);
 	dmn_u64(p, "tx_bytes", " bytes %" PRIu64);
 	dmn_u64(p, "tx_dropped", " dropped %" PRIu64 "\n");
+	dmn_u64(p, "spoofed", "    port-security: spoofed %" PRIu64);
+	dmn_u64(p, "wrong_port", " wrong-port %" PRIu64 "\n");
 	if (optincctl_opts.stats || optincctl_opts.json)
 		dmn_port_hw(p);
 	optincctl_print_close();
@@ -237,6 +240,9 @@ static void dmn_job_detail(json_object *j, json_object *members)
 	dmn_u64(j, "join_acks", " join-acks %" PRIu64);
 	dmn_u64(j, "nacks", " nacks %" PRIu64);
 	dmn_u64(j, "tx_errors", " tx-errors %" PRIu64 "\n");
+	dmn_u64(j, "wrong_port", "    port-security: wrong-port %" PRIu64);
+	dmn_u64(j, "spoofed", " spoofed %" PRIu64);
+	dmn_u64(j, "rebinds", " rebinds %" PRIu64 "\n");
 	dmn_drops(j, "    ");
 	optincctl_print_open("members", true);
 	json_object_object_foreach(members, rank, m)

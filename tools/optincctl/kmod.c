@@ -359,6 +359,8 @@ static void km_print_port(const char *sw, struct nlattr *nest)
 	optincctl_print_u64("arp_replies", " arp-replies %" PRIu64, c[OPTINC_STATS_A_ARP_REPLIES]);
 	optincctl_print_u64("icmp_replies", " icmp-replies %" PRIu64, c[OPTINC_STATS_A_ICMP_REPLIES]);
 	optincctl_print_u64("optinc_frames", " optinc %" PRIu64 "\n", c[OPTINC_STATS_A_OPTINC]);
+	optincctl_print_u64("spoofed", "    port-security: spoofed %" PRIu64, c[OPTINC_STATS_A_SPOOFED]);
+	optincctl_print_u64("wrong_port", " wrong-port %" PRIu64 "\n", c[OPTINC_STATS_A_WRONG_PORT]);
 	km_print_drops(&st);
 	optincctl_print_close();
 }
@@ -382,6 +384,9 @@ static void km_print_job_counters(const struct km_stats *st)
 	optincctl_print_u64("nacks", " nacks %" PRIu64, c[OPTINC_STATS_A_NACKS]);
 	optincctl_print_u64("tx_errors", " tx-errors %" PRIu64, c[OPTINC_STATS_A_TX_ERRORS]);
 	optincctl_print_u64("dropped", " dropped %" PRIu64 "\n", c[OPTINC_STATS_A_DROPPED]);
+	optincctl_print_u64("wrong_port", "    port-security: wrong-port %" PRIu64, c[OPTINC_STATS_A_WRONG_PORT]);
+	optincctl_print_u64("spoofed", " spoofed %" PRIu64, c[OPTINC_STATS_A_SPOOFED]);
+	optincctl_print_u64("rebinds", " rebinds %" PRIu64 "\n", c[OPTINC_STATS_A_REBINDS]);
 	km_print_drops(st);
 }
 

@@ -125,6 +125,10 @@ enum optinc_nl_stats_attr {
 	OPTINC_STATS_A_NACKS,		/* NACK frames sent */
 	OPTINC_STATS_A_DROPPED,		/* frames dropped, all reasons */
 	OPTINC_STATS_A_DROPS,		/* nest of OPTINC_DROPS_A_* */
+	OPTINC_STATS_A_SPOOFED,		/* port security: a bound MAC from another
+					 * port, or ARP claiming the switch's address */
+	OPTINC_STATS_A_WRONG_PORT,	/* a bound member's frame not from its MAC and port */
+	OPTINC_STATS_A_REBINDS,		/* job: members rebound (JOIN from a new port) */
 
 	__OPTINC_STATS_A_MAX
 };
