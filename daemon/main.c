@@ -142,12 +142,34 @@ static int main_setup(struct optinc_conf *c)
 	return optinc_tlm_init(c);
 }
 
+/*
+ * "optincd -- --help" answers before the EAL starts: that needs hugepages
+ * (or --no-huge) and often root, which a reader of the help has not set up.
+ */
+static bool main_help_only(int argc, char **argv)
+{
+	int i = 1;
+
+	while (i < argc && strcmp(argv[i], "--"))
+		i++;
+	for (i++; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct optinc_conf conf;
 	char **eal_argv;
 	int ret, n;
 
+	if (main_help_only(argc, argv)) {
+		optinc_opts_usage(argv[0]);
+		printf("EAL options (before --): %s --help, or DPDK's documentation\n",
+		       argv[0]);
+		return EXIT_SUCCESS;
+	}
 	rte_set_application_usage_hook(optinc_opts_usage);
 	if (optinc_eal_args(argc, argv, &eal_argv)) {
 		fprintf(stderr, "optincd: out of memory\n");

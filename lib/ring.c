@@ -135,8 +135,8 @@ static int ring_parse_peers(struct optinc_ring *r, const char *peers,
 	}
 	if (i != r->size)
 		return ring_fail(err, errlen, OPTINC_ERR_INVALID,
-				 "ring: %d peer addresses for %d ranks", i,
-				 r->size);
+				 "ring: OPTINC_PEERS (or opts.peers) has %d addresses for %d ranks: one per rank, rank 0 first",
+				 i, r->size);
 	return 0;
 }
 

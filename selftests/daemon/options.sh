@@ -56,7 +56,7 @@ open(path, 'wb').write(data[:len(data) - cut])
 PYEOF
 }
 
-echo "1..22"
+echo "1..23"
 
 out=$(timeout 20 "$D" "${EAL[@]}" -- --help 2>&1)
 rc=$?
@@ -64,6 +64,14 @@ if [ $rc -eq 0 ] && grep -q -- "--job SPEC" <<<"$out"; then
 	ok "--help prints the usage and exits 0"
 else
 	nok "--help prints the usage and exits 0" "exit $rc" "$out"
+fi
+# as a newcomer types it: no EAL options, so no --no-huge and no vdev
+out=$(timeout 20 "$D" -- --help 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q -- "--job SPEC" <<<"$out" && ! grep -q EAL: <<<"$out"; then
+	ok "optincd -- --help answers without starting the EAL (no hugepages needed)"
+else
+	nok "optincd -- --help answers without starting the EAL" "exit $rc" "$out"
 fi
 
 refuse "--addr is required" "--addr is required" --job id=1,size=2

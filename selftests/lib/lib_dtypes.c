@@ -70,7 +70,7 @@ static unsigned int dt_ports(int salt)
 
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	for (tries = 0; tries < 100; tries++) {
-		base = 20000 + (getpid() * 7 + salt * 97 + calls++ * 131) % 30000;
+		base = 20000 + (getpid() * 7 + salt * 97 + calls++ * 131) % 12000;
 		for (r = 0, ok = 1; r < N; r++) {
 			fd[r] = socket(AF_INET, SOCK_STREAM, 0);
 			sa.sin_port = htons(base + r);

@@ -137,7 +137,7 @@ static void nb_case(int n, int k, int two, int ring)
 	if (ring) {
 		o.algo = OPTINC_ALGO_RING;
 		o.peers = "127.0.0.1,127.0.0.1,127.0.0.1,127.0.0.1";
-		o.ring_port = 20000 + (getpid() + 16 * k) % 30000;
+		o.ring_port = 20000 + (getpid() + 16 * k) % 12000;
 	}
 	t = now_s();
 	ok = !ranks_run(rr, n, &o, nb_rank, &ctx) && ranks_ok(rr, n);
@@ -215,7 +215,7 @@ static void test_failover(void)
 	if (ok) {
 		OPTINC_OPTS(o, .switch_addr = addr, .timeout_ms = 3000,
 			    .peers = "127.0.0.1,127.0.0.1,127.0.0.1",
-			    .ring_port = 20000 + (getpid() + 7) % 30000);
+			    .ring_port = 20000 + (getpid() + 7) % 12000);
 		ok = !ranks_run(rr, FO_N, &o, fo_rank, &ctx) &&
 		     ranks_ok(rr, FO_N);
 	}

@@ -94,7 +94,7 @@ static int lo_run(struct lo_ctx *ctx, const char *peers, unsigned int timeout,
 		return -1;
 	snprintf(addr, sizeof(addr), "127.0.0.1:%u", udpsw_port(sw));
 	OPTINC_OPTS(o, .switch_addr = addr, .timeout_ms = timeout,
-		    .peers = peers, .ring_port = 20000 + getpid() % 30000);
+		    .peers = peers, .ring_port = 20000 + getpid() % 12000);
 	st.sw = sw;
 	if (ctx->stop_after_ms >= 0)
 		pthread_create(&st.thr, NULL, lo_stop, &st);
