@@ -244,22 +244,6 @@ static int ctx_alloc(struct ar_ctx *ctx, const struct ar_case *c)
 	return 0;
 }
 
-static int start_switch(int n, uint16_t window, double loss,
-			struct udpsw **sw, char *addr, size_t len)
-{
-	struct udpsw_opts so = {
-		.job = 1, .size = n, .window = window, .loss = loss, .seed = 7,
-	};
-	int err = udpsw_start(&so, sw);
-
-	if (err) {
-		tap_diag("udpswitch: %s", strerror(-err));
-		return err;
-	}
-	snprintf(addr, len, "127.0.0.1:%u", udpsw_port(*sw));
-	return 0;
-}
-
 static int report_ranks(const struct rank_run *rr, int n)
 {
 	int r, ok = 1;
@@ -302,7 +286,7 @@ static void run_case(const struct ar_case *c)
 	int ok;
 
 	if (ctx_alloc(&ctx, c) ||
-	    start_switch(c->n, c->sw_window, c->loss, &sw, addr, sizeof(addr))) {
+	    test_switch_start(c->n, c->sw_window, c->loss, &sw, addr, sizeof(addr))) {
 		ctx_free(&ctx);
 		tap_ok(0, "%s", c->name);
 		return;
@@ -419,7 +403,7 @@ static void test_count0_stats(void)
 	char addr[32];
 	int ok = 0, r;
 
-	if (!start_switch(2, 0, 0, &sw, addr, sizeof(addr))) {
+	if (!test_switch_start(2, 0, 0, &sw, addr, sizeof(addr))) {
 		/* no retransmission, however late a thread is scheduled */
 		OPTINC_OPTS(o, .switch_addr = addr, .retx_ms = 5000);
 		ok = !ranks_run(rr, 2, &o, stats_rank, &sc);
@@ -466,7 +450,7 @@ static void test_missing_rank(void)
 	char addr[32];
 	int ok1 = 0, ok2 = 0, r;
 
-	if (!start_switch(3, 0, 0, &sw, addr, sizeof(addr))) {
+	if (!test_switch_start(3, 0, 0, &sw, addr, sizeof(addr))) {
 		OPTINC_OPTS(o, .switch_addr = addr, .timeout_ms = 400);
 		ok1 = ok2 = !ranks_run(rr, 3, &o, missing_rank, &mc);
 		for (r = 0; r < 2; r++) {
@@ -554,7 +538,7 @@ static void test_bad_input(void)
 	char addr[32];
 	int i;
 
-	if (!start_switch(1, 0, 0, &sw, addr, sizeof(addr))) {
+	if (!test_switch_start(1, 0, 0, &sw, addr, sizeof(addr))) {
 		OPTINC_OPTS(o, .rank = 0, .size = 1, .switch_addr = addr,
 			    .timeout_ms = 2000);
 		if (optinc_comm_create(&o, &c))

@@ -108,19 +108,7 @@ static char sw_addr[32];
 
 static int dt_start_switch(void)
 {
-	struct udpsw_opts so = { .job = 1, .size = N, .seed = 7 };
-	int err;
-
-	if (sw)
-		udpsw_stop(sw);
-	sw = NULL;
-	err = udpsw_start(&so, &sw);
-	if (err) {
-		tap_diag("udpswitch: %s", strerror(-err));
-		return err;
-	}
-	snprintf(sw_addr, sizeof(sw_addr), "127.0.0.1:%u", udpsw_port(sw));
-	return 0;
+	return test_switch_start(N, 0, 0, &sw, sw_addr, sizeof(sw_addr));
 }
 
 /* One call on N ranks, in place, checked against the reference. */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "libtest.h"
+#include "progress_cpu.h"
 #include "nbcalls.h"
 #include "udpswitch.h"
 
@@ -87,20 +88,6 @@ out:
 	return err;
 }
 
-static int start_switch(int n, struct udpsw **sw, char *addr, size_t len)
-{
-	struct udpsw_opts so = { .job = 1, .size = n };
-	int err = udpsw_start(&so, sw);
-
-	if (err) {
-		tap_diag("udpswitch: %s", strerror(-err));
-		*sw = NULL;
-		return err;
-	}
-	snprintf(addr, len, "127.0.0.1:%u", udpsw_port(*sw));
-	return 0;
-}
-
 static int ranks_ok(const struct rank_run *rr, int n)
 {
 	int r, ok = 1;
@@ -128,7 +115,7 @@ static void nb_case(int n, int k, int two, int ring)
 	char addr[32];
 	double t;
 
-	if (start_switch(n, &sw, addr, sizeof(addr))) {
+	if (test_switch_start(n, 0, 0, &sw, addr, sizeof(addr))) {
 		tap_ok(0, "N=%d, %d requests%s: switch", n, k, how);
 		tap_ok(0, "N=%d, %d requests%s: switch", n, k, how);
 		return;
@@ -211,7 +198,7 @@ static void test_failover(void)
 	int ok;
 
 	setenv("OPTINC_FAILOVER_MS", "500", 1);
-	ok = !start_switch(FO_N, &ctx.sw, addr, sizeof(addr));
+	ok = !test_switch_start(FO_N, 0, 0, &ctx.sw, addr, sizeof(addr));
 	if (ok) {
 		OPTINC_OPTS(o, .switch_addr = addr, .timeout_ms = 3000,
 			    .peers = "127.0.0.1,127.0.0.1,127.0.0.1",
@@ -281,7 +268,7 @@ static void test_errors(void)
 	char addr[32];
 	int ok;
 
-	if (!start_switch(2, &sw, addr, sizeof(addr))) {
+	if (!test_switch_start(2, 0, 0, &sw, addr, sizeof(addr))) {
 		OPTINC_OPTS(o, .switch_addr = addr, .timeout_ms = 300);
 		ranks_run(rr, 2, &o, err_rank, &e);
 		udpsw_stop(sw);
@@ -312,51 +299,6 @@ struct idle_ctx {
 	int threads;
 };
 
-/* utime + stime (ticks) and context switches of this process's progress threads. */
-static int idle_sample(long *ticks, long *switches)
-{
-	char path[300], buf[512], *p;
-	struct dirent *d;
-	long ut, st, v, nv;
-	int n = 0;
-	DIR *dir = opendir("/proc/self/task");
-	FILE *f;
-
-	*ticks = *switches = 0;
-	while (dir && (d = readdir(dir))) {
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		p = fgets(buf, sizeof(buf), f);
-		fclose(f);
-		if (!p || strncmp(buf, "optinc-progress", 15))
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", d->d_name);
-		f = fopen(path, "r");
-		if (f && fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) &&
-		    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld",
-			   &ut, &st) == 2)
-			*ticks += ut + st;
-		if (f)
-			fclose(f);
-		snprintf(path, sizeof(path), "/proc/self/task/%s/status", d->d_name);
-		f = fopen(path, "r");
-		v = nv = 0;
-		while (f && fgets(buf, sizeof(buf), f)) {
-			sscanf(buf, "voluntary_ctxt_switches: %ld", &v);
-			sscanf(buf, "nonvoluntary_ctxt_switches: %ld", &nv);
-		}
-		if (f)
-			fclose(f);
-		*switches += v + nv;
-		n++;
-	}
-	if (dir)
-		closedir(dir);
-	return n;
-}
-
 static int idle_rank(struct rank_run *r)
 {
 	struct idle_ctx *ic = r->arg;
@@ -378,9 +320,9 @@ static int idle_rank(struct rank_run *r)
 		if (b.req[j])
 			optinc_wait(&b.req[j]);
 	if (!err && r->rank == 0) {
-		ic->threads = idle_sample(&t0, &s0);
+		ic->threads = optinc_progress_cpu(&t0, &s0);
 		usleep(2000 * 1000);
-		idle_sample(&t1, &s1);
+		optinc_progress_cpu(&t1, &s1);
 		ic->ticks = t1 - t0;
 		ic->switches = s1 - s0;
 	} else {
@@ -398,7 +340,7 @@ static void test_progress_idle(void)
 	char addr[32];
 	int ok = 0;
 
-	if (!start_switch(2, &sw, addr, sizeof(addr))) {
+	if (!test_switch_start(2, 0, 0, &sw, addr, sizeof(addr))) {
 		OPTINC_OPTS(o, .switch_addr = addr, .timeout_ms = 3000);
 		ok = !ranks_run(rr, 2, &o, idle_rank, &ic) && ranks_ok(rr, 2);
 		udpsw_stop(sw);
@@ -439,7 +381,7 @@ static void test_destroy(void)
 	char addr[32];
 	int ok = 0;
 
-	if (!start_switch(2, &sw, addr, sizeof(addr))) {
+	if (!test_switch_start(2, 0, 0, &sw, addr, sizeof(addr))) {
 		OPTINC_OPTS(o, .switch_addr = addr, .timeout_ms = 500);
 		ok = !ranks_run(rr, 2, &o, destroy_rank, secs);
 		udpsw_stop(sw);
@@ -477,10 +419,10 @@ static void one_rank_tests(struct optinc_comm *c)
 
 	x[5] = 2.5f;
 	ok = !optinc_allreduce(c, x, y, 1000, OPTINC_FLOAT32, OPTINC_AVG);
-	before = idle_sample(&ticks, &sw);
+	before = optinc_progress_cpu(&ticks, &sw);
 	ok = ok && !optinc_iallreduce(c, x, y, 1000, OPTINC_FLOAT32,
 				      OPTINC_SUM, &r) && !optinc_wait(&r);
-	after_post = idle_sample(&ticks, &sw);
+	after_post = optinc_progress_cpu(&ticks, &sw);
 	optinc_comm_get_stats(c, &st);
 	tap_diag("progress threads: %d after a blocking call, %d after a post; calls %llu",
 		 before, after_post, (unsigned long long)st.calls);
@@ -505,7 +447,7 @@ static void test_one_rank(void)
 	char addr[32];
 	long ticks, n;
 
-	if (!start_switch(1, &sw, addr, sizeof(addr))) {
+	if (!test_switch_start(1, 0, 0, &sw, addr, sizeof(addr))) {
 		OPTINC_OPTS(o, .rank = 0, .size = 1, .switch_addr = addr);
 		if (optinc_comm_create(&o, &c))
 			tap_diag("comm_create: %s", optinc_comm_errmsg(NULL));
@@ -517,7 +459,7 @@ static void test_one_rank(void)
 		tap_ok(0, "one rank: no communicator");
 		tap_ok(0, "one rank: no communicator");
 	}
-	tap_ok(c && idle_sample(&ticks, &n) == 0,
+	tap_ok(c && optinc_progress_cpu(&ticks, &n) == 0,
 	       "destroy joins the progress thread");
 	if (sw)
 		udpsw_stop(sw);

@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -284,4 +285,26 @@ void udpsw_stop(struct udpsw *sw)
 	atomic_store(&sw->stop, 1);
 	pthread_join(sw->thr, NULL);
 	udpsw_free(sw);
+}
+
+/*
+ * The loopback test switch for @n members (job 1) with @window slots (0:
+ * its default) and @loss; @addr gets "127.0.0.1:PORT". Return: 0 or the
+ * error, said as a TAP diagnostic line.
+ */
+int test_switch_start(int n, uint16_t window, double loss, struct udpsw **sw,
+		      char *addr, size_t len)
+{
+	struct udpsw_opts so = {
+		.job = 1, .size = n, .window = window, .loss = loss, .seed = 7,
+	};
+	int err = udpsw_start(&so, sw);
+
+	if (err) {
+		printf("# udpswitch: %s\n", strerror(-err));
+		*sw = NULL;
+		return err;
+	}
+	snprintf(addr, len, "127.0.0.1:%u", udpsw_port(*sw));
+	return 0;
 }

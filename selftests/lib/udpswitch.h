@@ -36,4 +36,7 @@ uint16_t udpsw_port(const struct udpsw *sw);
 void udpsw_get_stats(struct udpsw *sw, struct udpsw_stats *st);
 void udpsw_stop(struct udpsw *sw);
 
+int test_switch_start(int n, uint16_t window, double loss, struct udpsw **sw,
+		      char *addr, size_t len);
+
 #endif /* OPTINC_SELFTEST_UDPSWITCH_H */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <optinc/optinc.h>
+#include "progress_cpu.h"
 #include "refdata.h"
 
 #define OB_MAX_K	64
@@ -134,58 +135,14 @@ static double ob_compute_alone(double secs, int spin)
 	return ob_now() - t0;
 }
 
-/* CPU ticks and context switches of this process's progress threads. */
-static int ob_progress_cpu(long *ticks, long *switches)
-{
-	char path[300], buf[512], *p;
-	struct dirent *d;
-	long ut, st, v, nv;
-	DIR *dir = opendir("/proc/self/task");
-	FILE *f;
-	int n = 0;
-
-	*ticks = *switches = 0;
-	while (dir && (d = readdir(dir))) {
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", d->d_name);
-		f = fopen(path, "r");
-		p = f ? fgets(buf, sizeof(buf), f) : NULL;
-		if (f)
-			fclose(f);
-		if (!p || strncmp(buf, "optinc-progress", 15))
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", d->d_name);
-		f = fopen(path, "r");
-		if (f && fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) &&
-		    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld",
-			   &ut, &st) == 2)
-			*ticks += ut + st;
-		if (f)
-			fclose(f);
-		snprintf(path, sizeof(path), "/proc/self/task/%s/status", d->d_name);
-		f = fopen(path, "r");
-		v = nv = 0;
-		while (f && fgets(buf, sizeof(buf), f)) {
-			sscanf(buf, "voluntary_ctxt_switches: %ld", &v);
-			sscanf(buf, "nonvoluntary_ctxt_switches: %ld", &nv);
-		}
-		if (f)
-			fclose(f);
-		*switches += v + nv;
-		n++;
-	}
-	if (dir)
-		closedir(dir);
-	return n;
-}
-
 static void ob_idle(const struct ob_cfg *cfg, int rank)
 {
 	long t0, s0, t1, s1;
 	int n;
 
-	n = ob_progress_cpu(&t0, &s0);
+	n = optinc_progress_cpu(&t0, &s0);
 	ob_compute(cfg->idle_s, 0);
-	ob_progress_cpu(&t1, &s1);
+	optinc_progress_cpu(&t1, &s1);
 	if (rank)
 		return;
 	printf("idle: %d progress thread(s), %.0f s idle: %ld ticks = %.1f ms of CPU (%.3f %%), %ld context switches\n",
