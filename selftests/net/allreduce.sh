@@ -73,18 +73,6 @@ counters_ok() {
 		[ "$fin" -ge $((uniq * n)) ] && [ "$fin" -le "$sent" ]
 }
 
-# The ranks' verdicts and hashes, from their logs.
-all_pass() {
-	[ "$(grep -lx PASS "$1"/rank*.log | wc -l)" -eq "$2" ]
-}
-
-all_same() {
-	local h
-
-	h=$(sed -n 's/^rank .* hash \([0-9a-f]*\)$/\1/p' "$1"/rank*.log | sort | uniq -c)
-	echo "# hashes: $(echo "$h" | tr '\n' ' ')"
-	[ "$(echo "$h" | wc -l)" -eq 1 ] && [ "$(echo "$h" | awk '{print $1}')" -eq "$2" ]
-}
 
 # One case: every rank runs allreduce_check; three test lines.
 run_case() {

@@ -77,6 +77,20 @@ tb_name() {
 	echo "$1$(($$ % 100000))"
 }
 
+# The ranks' verdicts and hashes, from their logs $1/rank*.log: $2 ranks
+# printed PASS; all $2 printed the same "rank R hash H".
+all_pass() {
+	[ "$(grep -lx PASS "$1"/rank*.log 2>/dev/null | wc -l)" -eq "$2" ]
+}
+
+all_same() {
+	local h
+
+	h=$(sed -n 's/^rank .* hash \([0-9a-f]*\)$/\1/p' "$1"/rank*.log | sort | uniq -c)
+	echo "# hashes: $(echo "$h" | tr '\n' ' ')"
+	[ "$(echo "$h" | wc -l)" -eq 1 ] && [ "$(echo "$h" | awk '{print $1}')" -eq "$2" ]
+}
+
 tap_end() {
 	echo "# $((T_NUM - T_FAIL)) passed, $T_FAIL failed"
 	[ "$T_FAIL" -eq 0 ]

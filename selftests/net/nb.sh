@@ -53,17 +53,6 @@ mg_peers() {
 	echo "$p"
 }
 
-all_pass() {
-	[ "$(grep -lx PASS "$1"/rank*.log 2>/dev/null | wc -l)" -eq "$2" ]
-}
-
-all_same() {
-	local h
-
-	h=$(sed -n 's/^rank .* hash \([0-9a-f]*\)$/\1/p' "$1"/rank*.log | sort | uniq -c)
-	echo "# hashes: $(echo "$h" | tr '\n' ' ')"
-	[ "$(echo "$h" | wc -l)" -eq 1 ] && [ "$(echo "$h" | awk '{print $1}')" -eq "$2" ]
-}
 
 all_logs() {
 	local dir=$1 n=$2 pat=$3 i
