@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <optinc/quant.h>
+
 #include "transport.h"
 #include "ring.h"
 
@@ -266,6 +268,30 @@ static int env_algo(struct optinc_comm *c, const struct optinc_opts *o)
 	return 0;
 }
 
+/*
+ * OPTINC_QUANT_ISA, the codec's instruction-set path (quant.h): checked
+ * here, where a bad name can be an error that names it; the codec itself
+ * would only fall back to the best path.
+ */
+static int env_quant_isa(struct optinc_comm *c)
+{
+	const char *v = getenv("OPTINC_QUANT_ISA");
+	int err;
+
+	if (!v || !*v)
+		return 0;
+	err = optinc_quant_use(v);
+	if (err == -EOPNOTSUPP)
+		return optinc_seterr(c, OPTINC_ERR_INVALID,
+				     "OPTINC_QUANT_ISA=%s: this CPU cannot run that codec path",
+				     v);
+	if (err)
+		return optinc_seterr(c, OPTINC_ERR_INVALID,
+				     "OPTINC_QUANT_ISA=%s: must be avx2, sse4.1, portable or scalar",
+				     v);
+	return 0;
+}
+
 /* What a NaN or Inf does: opts.nonfinite, else OPTINC_NONFINITE, else NaN. */
 static int env_nonfinite(struct optinc_comm *c, const struct optinc_opts *o)
 {
@@ -404,7 +430,8 @@ int optinc_cfg_resolve(struct optinc_comm *c, const struct optinc_opts *o)
 	      env_algo(c, &opts) ?:
 	      env_rank_size(c, &opts) ?:
 	      env_numbers(c, &opts) ?:
-	      env_nonfinite(c, &opts);
+	      env_nonfinite(c, &opts) ?:
+	      env_quant_isa(c);
 	if (err)
 		return err;
 	if (c->cfg.algo == OPTINC_ALGO_RING)

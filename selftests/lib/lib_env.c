@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../../lib/internal.h"
+#include <optinc/quant.h>
 #include "libtest.h"
 
 #define ENV(...)	((const char *const[]){ __VA_ARGS__, NULL })
@@ -181,12 +182,26 @@ static void test_nonfinite_old_sz(void)
 	       old.o.sz);
 }
 
+/* OPTINC_QUANT_ISA: a name the codec knows, or an error naming it. */
+static void test_quant_isa(void)
+{
+	OPTINC_OPTS(o, .rank = 0, .size = 1);
+
+	tap_ok(!resolve(ENV("OPTINC_QUANT_ISA=scalar"), &o) &&
+	       !strcmp(optinc_quant_isa(), "scalar") &&
+	       fails_with(ENV("OPTINC_QUANT_ISA=avx9"), &o,
+			  "OPTINC_QUANT_ISA=avx9: must be avx2, sse4.1, portable or scalar"),
+	       "OPTINC_QUANT_ISA picks the codec's path; an unknown name is OPTINC_ERR_INVALID naming it");
+	optinc_quant_use(NULL);
+}
+
 int main(void)
 {
-	tap_plan(9);
+	tap_plan(10);
 	test_launchers();
 	test_nonfinite();
 	test_nonfinite_old_sz();
+	test_quant_isa();
 	ranks_clear_env();
 	return tap_done();
 }
