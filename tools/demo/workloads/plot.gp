@@ -12,21 +12,22 @@ name = wl eq 'resnet' ? 'ResNet-20 on Fashion-MNIST' : 'LLaMA-style decoder on k
 set multiplot layout 2,2 title sprintf("%s, %d servers: OptINC (%s%s) vs DDP's gloo all-reduce", \
 	name, servers, mode, errors > 0 ? sprintf(", %d table errors", errors) : "")
 
-is(a) = strcol(2) eq a
+is(a) = strcol(2) eq a		# eval.csv: algo in column 2
+c1(a) = strcol(1) eq a		# curve.csv: in column 1
 col = metric eq 'test_acc' ? 8 : 7
 
 set title 'Training loss per step (rank 0; thin: each step, thick: running mean)'
 set xlabel 'step'
 set ylabel 'cross-entropy'
 set key top right
-plot dir.'/curve.csv' using 2:(is('optinc') ? $3 : NaN) with lines lw 0.5 lc 1 notitle, \
-     '' using 2:(is('gloo') ? $3 : NaN) with lines lw 0.5 lc 2 notitle, \
-     '' using 2:(is('optinc') ? $4 : NaN) with lines lw 2 lc 1 title 'OptINC', \
-     '' using 2:(is('gloo') ? $4 : NaN) with lines lw 2 lc 2 dt 2 title 'gloo'
+plot dir.'/curve.csv' using 2:(c1('optinc') ? $3 : NaN) with lines lw 0.5 lc 1 notitle, \
+     '' using 2:(c1('gloo') ? $3 : NaN) with lines lw 0.5 lc 2 notitle, \
+     '' using 2:(c1('optinc') ? $4 : NaN) with lines lw 2 lc 1 title 'OptINC', \
+     '' using 2:(c1('gloo') ? $4 : NaN) with lines lw 2 lc 2 dt 2 title 'gloo'
 
-set title metric eq 'test_acc' ? 'Test accuracy (10,000 images)' : 'Validation loss (nats per byte)'
+set title metric eq 'test_acc' ? 'Test accuracy' : 'Validation loss (nats per byte)'
 set ylabel metric eq 'test_acc' ? '%' : 'nats/byte'
-set key metric eq 'test_acc' ? 'bottom right' : 'top right'
+if (metric eq 'test_acc') { set key bottom right } else { set key top right }
 plot dir.'/eval.csv' using 5:(is('optinc') && ($5 > 0 || metric ne 'test_acc') ? column(col) : NaN) \
 	with linespoints lw 2 lc 1 title 'OptINC', \
      '' using 5:(is('gloo') && ($5 > 0 || metric ne 'test_acc') ? column(col) : NaN) \

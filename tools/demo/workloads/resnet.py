@@ -28,7 +28,7 @@ def add_args(p):
 
 
 def defaults():
-    return {"steps": 360, "batch": 128, "lr": 0.1, "eval_every": 120,
+    return {"steps": 700, "batch": 128, "lr": 0.1, "eval_every": 175,
             "warmup": 10}
 
 
