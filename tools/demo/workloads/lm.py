@@ -30,7 +30,7 @@ def add_args(p):
 
 
 def defaults():
-    return {"steps": 300, "batch": 32, "lr": 3e-3, "eval_every": 100,
+    return {"steps": 450, "batch": 32, "lr": 3e-3, "eval_every": 150,
             "warmup": 20}
 
 

@@ -204,7 +204,12 @@ def make_ddp(net, args, rank, size):
     return ddp, timer, state
 
 
-def train(args, wl):
+STEP_HEADER = ("workload,algo,ranks,bits,step,lr,train_loss,step_ms,compute_ms,"
+               "comm_ms,comm_span_ms,bytes_sent,grad_bytes")
+
+
+def setup(args, wl):
+    """Process group, data, model under DDP with its hook, optimiser."""
     rank = env_int("OPTINC_RANK", "RANK")
     size = env_int("OPTINC_SIZE", "WORLD_SIZE")
     torch.set_num_threads(args.threads)
@@ -218,47 +223,58 @@ def train(args, wl):
     run.data = wl.Data(args)
     torch.manual_seed(args.seed)
     net = wl.model(args)
-    ddp, timer, state = make_ddp(net, args, rank, size)
-    opt = wl.optimizer(list(net.parameters()), args)
-    grad_bytes = sum(p.numel() * p.element_size() for p in net.parameters())
+    run.ddp, run.timer, run.state = make_ddp(net, args, rank, size)
+    run.opt = wl.optimizer(list(net.parameters()), args)
+    run.grad_bytes = sum(p.numel() * p.element_size() for p in net.parameters())
+    run.sent = 0
     if rank == 0:
         print("%s %s: %d ranks, %d parameters (%d gradient bytes), %d steps of "
-              "global batch %d" % (wl.NAME, args.algo, size, grad_bytes // 4,
-                                   grad_bytes, args.steps, args.batch), flush=True)
-    run.evaluate(ddp, 0)
-    sent0 = state.comm.stats()["bytes_sent"] if state else 0
-    header = ("workload,algo,ranks,bits,step,lr,train_loss,step_ms,compute_ms,"
-              "comm_ms,comm_span_ms,bytes_sent,grad_bytes")
+              "global batch %d" % (wl.NAME, args.algo, size, run.grad_bytes // 4,
+                                   run.grad_bytes, args.steps, args.batch),
+              flush=True)
+    return run
+
+
+def one_step(run, step):
+    """Train one step; returns (loss, step ms, communication ms)."""
+    args, wl = run.args, run.wl
+    lr = lr_at(step, args)
+    for g in run.opt.param_groups:
+        g["lr"] = lr
+    t0 = time.perf_counter()
+    x, y = run.data.batch(step, args.batch, run.rank, run.size)
+    run.timer.reset()
+    loss = wl.loss(run.ddp(x), y)
+    loss.backward()
+    t1 = time.perf_counter()
+    run.opt.step()
+    run.opt.zero_grad(set_to_none=True)
+    t2 = time.perf_counter()
+    # communication not hidden by compute: backward() waits for the
+    # averages after its last bucket is posted
+    comm = max(0.0, t1 - run.timer.last_post) * 1e3
+    span = (run.timer.last_done - run.timer.first_post) * 1e3
+    sent = run.state.comm.stats()["bytes_sent"] if run.state else 0
+    ms = (t2 - t0) * 1e3
+    run.csv_row(args.csv, STEP_HEADER,
+                [wl.NAME, args.algo, run.size, run.bits, step, "%.6g" % lr,
+                 "%.5f" % loss.item(), "%.2f" % ms, "%.2f" % (ms - comm),
+                 "%.2f" % comm, "%.2f" % span, sent - run.sent, run.grad_bytes])
+    run.sent = sent
+    return loss.item(), ms, comm
+
+
+def train(args, wl):
+    run = setup(args, wl)
+    run.evaluate(run.ddp, 0)
+    run.sent = run.state.comm.stats()["bytes_sent"] if run.state else 0
     for step in range(1, args.steps + 1):
-        lr = lr_at(step, args)
-        for g in opt.param_groups:
-            g["lr"] = lr
-        t0 = time.perf_counter()
-        x, y = run.data.batch(step, args.batch, rank, size)
-        timer.reset()
-        loss = wl.loss(ddp(x), y)
-        loss.backward()
-        t1 = time.perf_counter()
-        opt.step()
-        opt.zero_grad(set_to_none=True)
-        t2 = time.perf_counter()
-        # communication not hidden by compute: backward() waits for the
-        # averages after its last bucket is posted
-        comm = max(0.0, t1 - timer.last_post)
-        span = timer.last_done - timer.first_post
-        sent = state.comm.stats()["bytes_sent"] if state else 0
-        ms = (t2 - t0) * 1e3
-        run.csv_row(args.csv, header,
-                    [wl.NAME, args.algo, size, run.bits, step, "%.6g" % lr,
-                     "%.5f" % loss.item(), "%.2f" % ms, "%.2f" % (ms - comm * 1e3),
-                     "%.2f" % (comm * 1e3), "%.2f" % (span * 1e3), sent - sent0,
-                     grad_bytes])
-        sent0 = sent
-        run.progress(step, loss.item(), ms, comm * 1e3)
+        loss, ms, comm = one_step(run, step)
+        run.progress(step, loss, ms, comm)
         if step % args.eval_every == 0 or step == args.steps:
-            run.evaluate(ddp, step)
-    if state:
-        state.comm.close()
+            run.evaluate(run.ddp, step)
+    if run.state:
+        run.state.comm.close()
     dist.destroy_process_group()
 
 
