@@ -45,7 +45,7 @@ demo: deps
 	$(Q)O=$(O) tools/demo/optinc-demo $(DEMO_ARGS)
 
 # The ResNet and the language model, each with the optinc hook and with
-# gloo: about 10 minutes each here. PAPER_ARGS go to both runs.
+# gloo: 3-7 minutes each on the 2-core machine. PAPER_ARGS go to both runs.
 demo-paper: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)O=$(O) tools/demo/optinc-demo --workload resnet $(PAPER_ARGS)

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """One rank of a data-parallel workload (resnet.py, lm.py) under torch DDP:
 gradients averaged by the optinc switch (optinc.torch.allreduce_hook) or by
-DDP's gloo all-reduce (torch's default allreduce hook: all-reduce SUM, then
-divide by N); per-step CSV of loss and time split into compute and
+DDP's gloo all-reduce (torch's default allreduce hook: divide by N, then
+all-reduce SUM); per-step CSV of loss and time split into compute and
 communication, evaluations, a check that every rank's parameters are
 bit-identical, and a progress line on rank 0.
 
