@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # optinc: `make` builds everything, `make check` runs every test,
-# `make demo` runs the main job. Quiet unless V=1. Outputs go to $(O)/.
+# `make demo` runs the main job (`make demo-paper`: its PyTorch workloads).
+# Quiet unless V=1. Outputs go to $(O)/.
 
 O	?= build
 PREFIX	?= /usr/local
@@ -29,7 +30,7 @@ PCFILE	:=	# optinc.pc, made by lib/build.mk
 TEST_PROGS :=	# test executables and scripts run by `make check`
 ALL_TARGETS :=
 
-.PHONY: all check deps install clean demo bench models soak
+.PHONY: all check deps install clean demo demo-paper bench models soak
 all:
 
 include lib/core/build.mk

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # examples/: the Fashion-MNIST trainer; tools/demo: the demo's table tool;
-# selftests/demo: the ring baseline's tests and the short training test.
-# `make demo` runs tools/demo/optinc-demo.
+# selftests/demo: the ring baseline's tests and the short training tests.
+# `make demo` runs tools/demo/optinc-demo; `make demo-paper` runs it with
+# the paper's two workloads under PyTorch (tools/demo/workloads).
 
 TRAIN_FMNIST := $(O)/examples/train_fmnist
 TABLE_INJECT := $(O)/tools/demo/optinc-table-inject
@@ -36,9 +37,16 @@ $(RING_TEST): $(O)/selftests/demo/ring_test.o $(O)/lib/ring.o
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 ALL_TARGETS += $(TRAIN_FMNIST) $(TABLE_INJECT) $(RING_TEST)
-TEST_PROGS += $(RING_TEST) selftests/demo/train_test.sh
+TEST_PROGS += $(RING_TEST) selftests/demo/train_test.sh selftests/demo/workloads.sh
 
 # deps first, then the build: never in parallel with the package install
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)O=$(O) tools/demo/optinc-demo $(DEMO_ARGS)
+
+# The ResNet and the language model, each with the optinc hook and with
+# gloo: 3-7 minutes each on the 2-core machine. PAPER_ARGS go to both runs.
+demo-paper: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)O=$(O) tools/demo/optinc-demo --workload resnet $(PAPER_ARGS)
+	$(Q)O=$(O) tools/demo/optinc-demo --workload lm $(PAPER_ARGS)
