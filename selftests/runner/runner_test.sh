@@ -64,7 +64,7 @@ ok_if "a suite with more test lines than its plan fails" \
 run ./shellerr
 ok_if "a suite with a shell error fails" eval 'rc_is 1 && says "shell error"'
 run ./skipall
-ok_if "a suite that exits 4 with 1..0 # SKIP is one skipped suite, with its reason" \
+ok_if "a suite that exits 4 with plan 1..0 and a SKIP reason is one skipped suite, with its reason" \
 	eval 'rc_is 0 && says "# SKIP .*needs a thing" && says "^0 passed, 0 failed, 1 skipped"'
 run ./skipone
 ok_if "a skipped test line counts as skipped, not passed" \
