@@ -159,6 +159,7 @@ static struct rte_tel_data *tlm_port(const struct optinc_port *p)
 	TLM_U64(d, s, tx_dropped);
 	TLM_U64(d, s, spoofed);
 	TLM_U64(d, s, wrong_port);
+	TLM_U64(d, s, rate_limited);
 	tlm_port_hw(d, p->id);
 	return d;
 }

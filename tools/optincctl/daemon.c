@@ -131,7 +131,8 @@ static void dmn_port(const char *id, json_object *p)
 	dmn_u64(p, "tx_bytes", " bytes %" PRIu64);
 	dmn_u64(p, "tx_dropped", " dropped %" PRIu64 "\n");
 	dmn_u64(p, "spoofed", "    port-security: spoofed %" PRIu64);
-	dmn_u64(p, "wrong_port", " wrong-port %" PRIu64 "\n");
+	dmn_u64(p, "wrong_port", " wrong-port %" PRIu64);
+	dmn_u64(p, "rate_limited", " rate-limited %" PRIu64 "\n");
 	if (optincctl_opts.stats || optincctl_opts.json)
 		dmn_port_hw(p);
 	optincctl_print_close();
