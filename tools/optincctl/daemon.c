@@ -75,6 +75,8 @@ static int dmn_show(struct optincctl_tel *t, char **argv)
 	dmn_u64(o, "udp_port", " udp %" PRIu64);
 	dmn_u64(o, "mtu", " mtu %" PRIu64);
 	dmn_u64(o, "idle_us_max", " idle-us %" PRIu64 "\n");
+	dmn_u64(o, "rate_limit_pps", "    rate-limit %" PRIu64 "/s");
+	dmn_u64(o, "rate_limit_burst", " burst %" PRIu64 "\n");
 	dmn_u64(o, "ports", "    ports %" PRIu64);
 	dmn_u64(o, "jobs", " jobs %" PRIu64);
 	dmn_u64(o, "fdb_entries", " fdb %" PRIu64);
