@@ -19,6 +19,12 @@ static struct netlink_range_validation nl_table_total_range = {
 	.max = OPTINC_NL_TABLE_MAX,
 };
 
+/* NLA_POLICY_RANGE's bounds are s16: 65535 needs the full form */
+static struct netlink_range_validation nl_rl_burst_range = {
+	.min = 1,
+	.max = OPTINC_RL_BURST_MAX,
+};
+
 static const struct nla_policy optinc_nl_policy[OPTINC_A_MAX + 1] = {
 	[OPTINC_A_PAD]		  = { .type = NLA_REJECT },
 	[OPTINC_A_SWITCH_NAME]	  = { .type = NLA_NUL_STRING,
@@ -46,8 +52,8 @@ static const struct nla_policy optinc_nl_policy[OPTINC_A_MAX + 1] = {
 	[OPTINC_A_PORT]		  = { .type = NLA_REJECT },
 	[OPTINC_A_JOB]		  = { .type = NLA_REJECT },
 	[OPTINC_A_SWITCH_RATE_LIMIT] = { .type = NLA_U32 },
-	[OPTINC_A_SWITCH_RATE_BURST] = NLA_POLICY_RANGE(NLA_U32, 1,
-							OPTINC_RL_BURST_MAX),
+	[OPTINC_A_SWITCH_RATE_BURST] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						&nl_rl_burst_range),
 };
 
 static struct genl_family optinc_nl_family;

@@ -527,7 +527,7 @@ t_ratelimit() {
 	check "switch sw0 with rate-limit $RL_PPS burst $RL_BURST" sh -c \
 		"$CTL switch add sw0 addr $SWIP mac $SWMAC rate-limit $RL_PPS burst $RL_BURST && for i in 0 1 2 3; do $CTL port add sw0 p\$i || exit 1; done"
 	check "kmod show: the rate limit" sh -c "$CTL show | grep -q 'rate-limit $RL_PPS/s burst $RL_BURST'"
-	refuse "burst 0 refused" "burst" ctl switch add sw9 addr 10.77.9.254 rate-limit 10 burst 0
+	refuse "burst 0 refused" "out of range" ctl switch add sw9 addr 10.77.9.254 rate-limit 10 burst 0
 	check "job 12: 4 ranks, token" ctl job set sw0 id 12 size $N token 0x5ca1e window 4 max-elems 1024
 	check "rate limit: clean run" ranks 12 rlclean -t 0x5ca1e -c 256 -f 100 -w 4
 	f=$(frames_for $TMP/rlclean.rank0 4 100)
