@@ -286,7 +286,8 @@ static void dp_count_bind(struct optinc_kport *in, struct optinc_kjob *job,
  * check (@job may be NULL), past @in's limit? Then it is counted here and
  * dropped without any answer. Under @job's lock when there is a job.
  */
-static bool dp_rate_limited(struct optinc_kport *in, const struct optinc_kjob *job,
+static bool dp_rate_limited(struct optinc_kport *in,
+			    const struct optinc_kjob *job,
 			    const struct optinc_msg *m,
 			    const struct optinc_endpoint *src)
 {

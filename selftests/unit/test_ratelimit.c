@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests: bounded abuse (lib/core/ratelimit.c), the bucket's rate, burst, refill, clock wrap, and which frames are charged. */
+/* Unit tests: bounded abuse (lib/core/ratelimit.c): rate, burst, refill, clock wrap, what is charged. */
 #include <string.h>
 #include <optinc/ratelimit.h>
 #include "kselftest_harness.h"
