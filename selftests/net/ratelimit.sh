@@ -8,6 +8,7 @@
 # for a job that does not exist are NACKed only within the limit. With
 # --rate-limit 0 every frame reaches the token check.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/inject_lib.sh"
 
 require_root
 RANK=$O/selftests/reliability/rel_rank
@@ -22,41 +23,9 @@ TOKEN=0x5ca1e
 SW=10.77.0.254
 T_TMP=$(mktemp -d)
 
-mac_of() { ip -n "$1" -j link show eth0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["address"])'; }
-sw_mac() { ip -n "$1" neigh show "$SW" dev eth0 | awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }'; }
-
-# tel TB CMD EXPR: EXPR of the answer d of one telemetry command.
-tel() {
-	"$TESTBED" tel --tb "$1" "$2" |
-		python3 -c "import json, sys; d = json.load(sys.stdin)[\"${2%%,*}\"]; print($3)"
-}
-
-port_ctr() { tel "$1" /optinc/ports "d['$2']['$3']"; }
 bad_token() { tel "$1" "/optinc/job,$2" "d['drops']['bad_token']"; }
 sw_ctr() { tel "$1" /optinc/info "d['$2']"; }
-max_ms() { sed -n 's/^PASS .* max_ms \([0-9]*\) .*/\1/p' "$1"; }
-p99_ms() { awk '/^# call_ms / { printf "%d", $6 + 0.999 }' "$1"; }
-retx() { sed -n 's/^PASS .* retransmits \([0-9]*\) .*/\1/p' "$1"; }
-passed() { [ "$(grep -l '^PASS' "$@" | wc -l)" -eq $# ]; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
-
-# within_2x ATTACKED CONTROL: portsec.sh's rule. The control run sends as
-# many frames from the same server in the same time, of a kind that is not
-# charged (no OptINC magic), so the switch and the 2 shared cores carry
-# the same load; only the token check and the bucket differ. The clean
-# run is reported, not tested: the injector's load alone moves the p99.
-within_2x() {
-	local a=$1 c=$2
-
-	[ -n "$a" ] && [ -n "$c" ] || return 1
-	[ "$c" -lt "$FLOOR_MS" ] && c=$FLOOR_MS
-	[ "$a" -le $((2 * c)) ]
-}
-
-eq() {
-	echo "# $3: $1, expected $2"
-	[ "$1" = "$2" ]
-}
 
 # inject TB SERVER KIND COUNT SECS ARGS...: ps_inject from a server's eth0
 # with its own MAC and IP; prints the frames sent (report in inject.log).
