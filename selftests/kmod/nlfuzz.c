@@ -150,6 +150,10 @@ static void fz_attrs(struct fz *f, uint8_t cmd)
 		}
 		if (fz_chance(f, 40))
 			fz_put_int(f, OPTINC_A_SWITCH_UDP_PORT, 2, fz_value(f, 2));
+		if (fz_chance(f, 30))
+			fz_put_int(f, OPTINC_A_SWITCH_RATE_LIMIT, 4, fz_value(f, 4));
+		if (fz_chance(f, 30))
+			fz_put_int(f, OPTINC_A_SWITCH_RATE_BURST, 4, fz_value(f, 4));
 		break;
 	case OPTINC_CMD_PORT_ADD:
 	case OPTINC_CMD_PORT_DEL:
