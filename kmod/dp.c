@@ -291,13 +291,16 @@ static bool dp_rate_limited(struct optinc_kport *in,
 			    const struct optinc_msg *m,
 			    const struct optinc_endpoint *src)
 {
-	const struct optinc_rl_conf *c = &in->sw->rl_conf;
+	struct optinc_rl_conf c = {
+		.interval = READ_ONCE(in->sw->rl_conf.interval),
+		.tau = READ_ONCE(in->sw->rl_conf.tau),
+	};
 	enum optinc_rl_verdict v;
 
-	if (!c->interval)
+	if (!c.interval)
 		return false;
 	spin_lock(&in->rl_lock);
-	v = optinc_rl_rx(&in->rl, c, job ? &job->core : NULL, m, src,
+	v = optinc_rl_rx(&in->rl, &c, job ? &job->core : NULL, m, src,
 			 ktime_get_ns());
 	spin_unlock(&in->rl_lock);
 	if (likely(v != OPTINC_RL_LIMITED))

@@ -122,6 +122,26 @@ static int nl_switch_new_doit(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+static int nl_switch_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct optinc_kswitch *sw;
+	int err = -ENOENT;
+	u32 pps, burst;
+
+	rtnl_lock();
+	sw = nl_switch(info);
+	if (sw) {
+		pps = tb[OPTINC_A_SWITCH_RATE_LIMIT] ?
+		      nla_get_u32(tb[OPTINC_A_SWITCH_RATE_LIMIT]) : sw->rl_pps;
+		burst = tb[OPTINC_A_SWITCH_RATE_BURST] ?
+			nla_get_u32(tb[OPTINC_A_SWITCH_RATE_BURST]) : sw->rl_burst;
+		err = optinc_switch_set_rl(sw, pps, burst, info->extack);
+	}
+	rtnl_unlock();
+	return err;
+}
+
 static int nl_switch_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct optinc_kswitch *sw;
@@ -576,6 +596,11 @@ static const struct genl_small_ops optinc_nl_ops[] = {
 	{
 		.cmd	= OPTINC_CMD_STATS_GET,
 		.dumpit	= nl_stats_get_dumpit,
+	},
+	{
+		.cmd	= OPTINC_CMD_SWITCH_SET,
+		.doit	= nl_switch_set_doit,
+		.flags	= GENL_ADMIN_PERM,
 	},
 };
 

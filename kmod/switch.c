@@ -67,6 +67,42 @@ int optinc_switch_new(struct net *net, const char *name,
 	return 0;
 }
 
+/**
+ * optinc_switch_set_rl() - change a switch's rate limit (RTNL)
+ * @sw:       the switch
+ * @rl_pps:   as for optinc_switch_new()
+ * @rl_burst: likewise
+ * @extack:   where to say what is wrong
+ *
+ * A frame racing the change sees the old or the new interval and
+ * tolerance (one of them torn at worst: one frame judged by a mix).
+ * Every port's bucket starts full.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int optinc_switch_set_rl(struct optinc_kswitch *sw, u32 rl_pps, u32 rl_burst,
+			 struct netlink_ext_ack *extack)
+{
+	struct optinc_kport *port;
+	struct optinc_rl_conf rl;
+
+	ASSERT_RTNL();
+	if (optinc_rl_conf_set(&rl, rl_pps, rl_burst, NSEC_PER_SEC)) {
+		NL_SET_ERR_MSG(extack, "switch-rate-burst must be 1..65535");
+		return -EINVAL;
+	}
+	sw->rl_pps = rl_pps;
+	sw->rl_burst = rl_burst;
+	WRITE_ONCE(sw->rl_conf.interval, rl.interval);
+	WRITE_ONCE(sw->rl_conf.tau, rl.tau);
+	list_for_each_entry(port, &sw->ports, node) {
+		spin_lock_bh(&port->rl_lock);
+		optinc_rl_init(&port->rl);
+		spin_unlock_bh(&port->rl_lock);
+	}
+	return 0;
+}
+
 /* Delete a switch: its ports go back to the host, its jobs are freed. */
 void optinc_switch_destroy(struct optinc_kswitch *sw)
 {

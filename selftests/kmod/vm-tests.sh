@@ -570,6 +570,13 @@ t_ratelimit() {
 	[ $((got + limited)) = "$sent" ] && [ "$got" -le $((RL_PPS * (ms + 100) / 1000 + RL_BURST)) ] &&
 		ok "rate limit: JOINs past the limit get no NACK (NACKs + rate-limited = JOINs sent)" ||
 		nok "rate limit: JOINs past the limit get no NACK"
+	check "switch set sw0 rate-limit 0: shown" sh -c \
+		"$CTL switch set sw0 rate-limit 0 && $CTL show | grep -q 'rate-limit 0/s burst $RL_BURST'"
+	b0=$(job_drop 12 bad_token) l0=$(port_rl p3)
+	inj 3 -S $(mac_of 3) -s 10.77.0.4 -p 40000 -k data -j 12 -r 3 -T 0x1 -n 1000 -t 0.5 >$TMP/rloff 2>&1
+	eqv "$(($(job_drop 12 bad_token) - b0)) $(($(port_rl p3) - l0))" "$(sent_of $TMP/rloff) 0" "bad_token, rate-limited on p3" &&
+		ok "rate limit 0 (switch set): every bad-token frame reaches the token check" ||
+		nok "rate limit 0 (switch set): every bad-token frame reaches the token check"
 	ctl job del sw0 id 12 >/dev/null
 	ctl switch del sw0
 	check "switch sw0 again (default rate limit)" sw_up

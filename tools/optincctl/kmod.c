@@ -619,6 +619,11 @@ static int km_switch(struct km *km, int argc, char **argv)
 		return km_request(km, OPTINC_CMD_SWITCH_NEW, argv[1], keys,
 				  argc - 2, argv + 2, NULL);
 	}
+	if (argc >= 2 && optincctl_matches(argv[0], "set")) {
+		km->what = "switch set";
+		return km_request(km, OPTINC_CMD_SWITCH_SET, argv[1], keys + 3,
+				  argc - 2, argv + 2, NULL);
+	}
 	if (argc == 2 && optincctl_matches(argv[0], "delete")) {
 		km->what = "switch del";
 		return km_request(km, OPTINC_CMD_SWITCH_DEL, argv[1], keys, 0,
@@ -773,6 +778,7 @@ void optincctl_kmod_usage(FILE *f)
 		"Usage: optincctl [ OPTIONS ] kmod { show | ports | jobs } [ SWITCH ]\n"
 		"       optincctl kmod switch add NAME addr IPV4 [ mac MAC ] [ port UDP ]\n"
 		"                 [ rate-limit PPS ] [ burst B ]\n"
+		"       optincctl kmod switch set NAME [ rate-limit PPS ] [ burst B ]\n"
 		"       optincctl kmod switch del NAME\n"
 		"       optincctl kmod port { add | del } SWITCH { DEV | ifindex N }\n"
 		"       optincctl kmod job set SWITCH id ID size N [ bits { 8 | 16 } ]\n"
