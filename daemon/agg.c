@@ -20,6 +20,8 @@
 static struct optinc_agg_job *agg_jobs;
 static unsigned int agg_nb_jobs;
 static const struct optinc_conf *agg_conf;
+/* --rate-limit in TSC ticks, set once at init */
+static struct optinc_rl_conf agg_rl;
 /* Some job has a pending table: the lcore's cheap test each round. */
 static bool agg_pending_any;
 
@@ -193,6 +195,13 @@ int optinc_agg_init(const struct optinc_conf *c)
 	int ret;
 
 	agg_conf = c;
+	ret = optinc_rl_conf_set(&agg_rl, c->rl_pps, c->rl_burst,
+				 rte_get_tsc_hz());
+	if (ret) {
+		fprintf(stderr, "optincd: --rate-limit %u,%u: %s\n", c->rl_pps,
+			c->rl_burst, strerror(-ret));
+		return ret;
+	}
 	if (!c->nb_jobs)
 		return 0;
 	agg_jobs = rte_zmalloc("optinc_jobs", c->nb_jobs * sizeof(*agg_jobs),
@@ -410,6 +419,25 @@ static void agg_drop_bind(struct optinc_agg_job *j, enum optinc_bind_verdict v,
 	OPTINC_STAT_INC(ps->rx_dropped);
 }
 
+/*
+ * Bounded abuse: a JOIN, or a frame failing @j's token or membership
+ * check, past @port's limit. Dropped without any answer, counted once.
+ */
+static bool agg_rate_limited(const struct optinc_agg_job *j,
+			     const struct optinc_msg *msg,
+			     const struct optinc_l2l4 *l, uint16_t port,
+			     uint64_t now)
+{
+	struct optinc_port *p = &optinc_ports[port];
+
+	if (likely(optinc_rl_rx(&p->rl, &agg_rl, j ? &j->core : NULL, msg,
+				&l->src, now) != OPTINC_RL_LIMITED))
+		return false;
+	OPTINC_STAT_INC(p->stats.rate_limited);
+	OPTINC_STAT_INC(p->stats.rx_dropped);
+	return true;
+}
+
 /* @rank's JOIN from @port was accepted: bind it, and pin its MAC there. */
 static void agg_bind(struct optinc_agg_job *j, uint16_t rank,
 		     const struct optinc_endpoint *src, uint16_t port,
@@ -455,6 +483,8 @@ static void agg_verdict(struct optinc_agg_job *j, const struct optinc_msg *msg,
 		agg_drop_bind(j, bv, port);
 		return;
 	}
+	if (unlikely(agg_rate_limited(j, msg, l, port, now)))
+		return;
 	switch (optinc_job_rx(&j->core, msg, &l->src, &why, &s)) {
 	case OPTINC_V_DROP:
 		agg_drop(j, why, port);
@@ -524,12 +554,15 @@ void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
 	} else if (why != OPTINC_DROP_NONE) {
 		agg_drop(j, why, port);
 	} else if (!j || unlikely(!j->served)) {
+		if (unlikely(agg_rate_limited(NULL, &msg, l, port, now)))
+			goto out_free;
 		agg_drop(j, OPTINC_DROP_NO_JOB, port);
 		if (msg.type == OPTINC_T_JOIN)
 			agg_send_nack(j, &msg, OPTINC_DROP_NO_JOB, l, port);
 	} else {
 		agg_verdict(j, &msg, l, port, now, spoofed);
 	}
+out_free:
 	rte_pktmbuf_free(m);
 }
 

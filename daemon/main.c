@@ -100,6 +100,11 @@ static void main_banner(const struct optinc_conf *c)
 	optinc_mac_fmt(mac, sizeof(mac), c->sw.mac);
 	printf("optincd: switch %s mac %s udp %u, lcore %u, idle sleep up to %u us\n",
 	       ip, mac, c->udp_port, rte_lcore_id(), c->idle_us);
+	if (c->rl_pps)
+		printf("optincd: rate limit %u JOINs and bad frames/s per port, burst %u\n",
+		       c->rl_pps, c->rl_burst);
+	else
+		printf("optincd: rate limit off\n");
 	for (i = 0; i < optinc_nb_ports; i++) {
 		p = optinc_port_ids[i];
 		printf("optincd: port %u %s (%s) mtu %u max frame %u\n", p,

@@ -12,6 +12,7 @@
 #include <rte_mbuf.h>
 #include <optinc/core.h>
 #include <optinc/bind.h>
+#include <optinc/ratelimit.h>
 #include "stats.h"
 
 #define OPTINCD_VERSION		"0.1"
@@ -49,6 +50,8 @@ struct optinc_conf {
 	uint16_t udp_port;		/* host order */
 	uint16_t mtu;
 	uint32_t idle_us;
+	uint32_t rl_pps;		/* --rate-limit: charged frames/s/port, 0: off */
+	uint32_t rl_burst;
 	unsigned int nb_jobs;
 	struct optinc_job_conf jobs[OPTINC_MAX_JOBS];
 };
@@ -81,6 +84,7 @@ struct optinc_port {
 	struct rte_mempool *pool;
 	uint16_t tx_len;
 	struct rte_mbuf *tx[OPTINC_BURST];
+	struct optinc_rl rl;	/* bounded abuse: the lcore's only */
 	struct optinc_port_stats stats;
 } __rte_cache_aligned;
 

@@ -82,6 +82,24 @@ static int opts_idle(struct optinc_conf *c, const char *name, const char *val)
 	return 0;
 }
 
+/* --rate-limit PPS[,BURST]: charged frames a second per port; 0: off. */
+static int opts_rl(struct optinc_conf *c, const char *name, const char *val)
+{
+	unsigned long long pps, burst = OPTINC_RL_BURST_DEFAULT;
+	const char *comma = strchr(val, ',');
+	char num[24];
+
+	snprintf(num, sizeof(num), "%.*s",
+		 (int)(comma ? (size_t)(comma - val) : strlen(val)), val);
+	if (opts_num(num, 10, 0, 100000000, &pps))
+		return opts_err(name, val, "not a rate in frames per second (0..100000000)");
+	if (comma && opts_num(comma + 1, 10, 1, OPTINC_RL_BURST_MAX, &burst))
+		return opts_err(name, val, "not a burst in frames (1..65535)");
+	c->rl_pps = (uint32_t)pps;
+	c->rl_burst = (uint32_t)burst;
+	return 0;
+}
+
 static int opts_mtu(struct optinc_conf *c, const char *name, const char *val)
 {
 	unsigned long long v;
@@ -262,6 +280,7 @@ static const struct opts_def opts_defs[] = {
 	{ "config", opts_config },
 	{ "idle-us", opts_idle },
 	{ "mtu", opts_mtu },
+	{ "rate-limit", opts_rl },
 };
 
 static int opts_set(struct optinc_conf *c, const char *name, const char *val)
@@ -350,6 +369,8 @@ void optinc_opts_defaults(struct optinc_conf *c)
 	c->sw.port = htons(OPTINC_UDP_PORT);
 	c->idle_us = OPTINC_DEF_IDLE_US;
 	c->mtu = OPTINC_DEF_MTU;
+	c->rl_pps = OPTINC_RL_PPS_DEFAULT;
+	c->rl_burst = OPTINC_RL_BURST_DEFAULT;
 }
 
 /**
@@ -413,9 +434,14 @@ void optinc_opts_usage(const char *prog)
 	       "  --config FILE    read options from FILE, one per line: 'job id=1,size=4'\n"
 	       "  --idle-us N      longest sleep when idle, microseconds (%u; 0: busy-poll)\n"
 	       "  --mtu N          MTU set on ports that take one (%u)\n"
+	       "  --rate-limit PPS[,BURST]\n"
+	       "                   per port: JOINs and frames failing the token or\n"
+	       "                   membership check, per second (%u; 0: off), bursts\n"
+	       "                   of BURST (%u); past it dropped without an answer\n"
 	       "  --help           this text\n",
 	       prog, OPTINC_UDP_PORT, OPTINC_MAX_MEMBERS, OPTINC_DEF_WINDOW,
-	       OPTINC_DEF_MAX_ELEMS, OPTINC_DEF_IDLE_US, OPTINC_DEF_MTU);
+	       OPTINC_DEF_MAX_ELEMS, OPTINC_DEF_IDLE_US, OPTINC_DEF_MTU,
+	       OPTINC_RL_PPS_DEFAULT, OPTINC_RL_BURST_DEFAULT);
 }
 
 void optinc_opts_free(struct optinc_conf *c)

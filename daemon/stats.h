@@ -32,6 +32,7 @@ struct optinc_port_stats {
 	uint64_t tx_dropped;	/* queued for sending, refused by the port */
 	uint64_t spoofed;	/* a bound MAC, or the switch's IP in ARP, from here */
 	uint64_t wrong_port;	/* a bound member's OptINC frame from here */
+	uint64_t rate_limited;	/* JOINs and bad frames past --rate-limit */
 } __rte_cache_aligned;
 
 /* Per member of a job (by rank); bytes are whole Ethernet frames. */

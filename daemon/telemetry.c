@@ -106,6 +106,8 @@ static int tlm_info(struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "udp_port", c->udp_port);
 	rte_tel_data_add_dict_u64(d, "mtu", c->mtu);
 	rte_tel_data_add_dict_u64(d, "idle_us_max", c->idle_us);
+	rte_tel_data_add_dict_u64(d, "rate_limit_pps", c->rl_pps);
+	rte_tel_data_add_dict_u64(d, "rate_limit_burst", c->rl_burst);
 	rte_tel_data_add_dict_u64(d, "lcore", rte_get_main_lcore());
 	rte_tel_data_add_dict_u64(d, "uptime_s",
 				  (now - tlm_start_tsc) / rte_get_tsc_hz());
@@ -159,6 +161,7 @@ static struct rte_tel_data *tlm_port(const struct optinc_port *p)
 	TLM_U64(d, s, tx_dropped);
 	TLM_U64(d, s, spoofed);
 	TLM_U64(d, s, wrong_port);
+	TLM_U64(d, s, rate_limited);
 	tlm_port_hw(d, p->id);
 	return d;
 }

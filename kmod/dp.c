@@ -281,6 +281,35 @@ static void dp_count_bind(struct optinc_kport *in, struct optinc_kjob *job,
 		optinc_count(job->stats, idx, 1);
 }
 
+/*
+ * Bounded abuse: a JOIN, or a frame failing @job's token or membership
+ * check (@job may be NULL), past @in's limit? Then it is counted here and
+ * dropped without any answer. Under @job's lock when there is a job.
+ */
+static bool dp_rate_limited(struct optinc_kport *in,
+			    const struct optinc_kjob *job,
+			    const struct optinc_msg *m,
+			    const struct optinc_endpoint *src)
+{
+	struct optinc_rl_conf c = {
+		.interval = READ_ONCE(in->sw->rl_conf.interval),
+		.tau = READ_ONCE(in->sw->rl_conf.tau),
+	};
+	enum optinc_rl_verdict v;
+
+	if (!c.interval)
+		return false;
+	spin_lock(&in->rl_lock);
+	v = optinc_rl_rx(&in->rl, &c, job ? &job->core : NULL, m, src,
+			 ktime_get_ns());
+	spin_unlock(&in->rl_lock);
+	if (likely(v != OPTINC_RL_LIMITED))
+		return false;
+	optinc_count(in->stats, OPTINC_STATS_A_RATE_LIMITED, 1);
+	optinc_count_drop(in->stats, OPTINC_DROP_NONE);
+	return true;
+}
+
 /* @m's JOIN from @in was accepted: bind the rank there, pin its MAC. */
 static void dp_bind(struct optinc_kswitch *sw, struct optinc_kjob *job,
 		    const struct optinc_msg *m,
@@ -309,7 +338,7 @@ static void dp_bind(struct optinc_kswitch *sw, struct optinc_kjob *job,
 
 /*
  * Run message @m, from @in, through its job. Return: why it was dropped,
- * none, or DP_BIND_DROP (port security; counted here).
+ * none, or DP_BIND_DROP (port security or the rate limit; counted here).
  */
 static int dp_job(struct optinc_kswitch *sw, struct optinc_kjob *job,
 		  struct optinc_kport *in, const struct optinc_msg *m,
@@ -329,6 +358,10 @@ static int dp_job(struct optinc_kswitch *sw, struct optinc_kjob *job,
 	if (unlikely(bv != OPTINC_BIND_PASS)) {
 		spin_unlock(&job->lock);
 		dp_count_bind(in, job, bv);
+		return DP_BIND_DROP;
+	}
+	if (unlikely(dp_rate_limited(in, job, m, src))) {
+		spin_unlock(&job->lock);
 		return DP_BIND_DROP;
 	}
 	v = optinc_job_rx(&job->core, m, src, &why, &slot);
@@ -374,6 +407,8 @@ static void dp_msg(struct optinc_kport *port, struct sk_buff *skb,
 		goto drop;
 	if (job) {
 		why = dp_job(sw, job, port, &m, &l4->src, spoofed, &q);
+	} else if (unlikely(dp_rate_limited(port, NULL, &m, &l4->src))) {
+		why = DP_BIND_DROP;
 	} else {
 		why = OPTINC_DROP_NO_JOB;
 		if (m.type == OPTINC_T_JOIN) {

@@ -19,6 +19,12 @@ static struct netlink_range_validation nl_table_total_range = {
 	.max = OPTINC_NL_TABLE_MAX,
 };
 
+/* NLA_POLICY_RANGE's bounds are s16: 65535 needs the full form */
+static struct netlink_range_validation nl_rl_burst_range = {
+	.min = 1,
+	.max = OPTINC_RL_BURST_MAX,
+};
+
 static const struct nla_policy optinc_nl_policy[OPTINC_A_MAX + 1] = {
 	[OPTINC_A_PAD]		  = { .type = NLA_REJECT },
 	[OPTINC_A_SWITCH_NAME]	  = { .type = NLA_NUL_STRING,
@@ -45,6 +51,9 @@ static const struct nla_policy optinc_nl_policy[OPTINC_A_MAX + 1] = {
 						     OPTINC_NL_CHUNK_MAX),
 	[OPTINC_A_PORT]		  = { .type = NLA_REJECT },
 	[OPTINC_A_JOB]		  = { .type = NLA_REJECT },
+	[OPTINC_A_SWITCH_RATE_LIMIT] = { .type = NLA_U32 },
+	[OPTINC_A_SWITCH_RATE_BURST] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						&nl_rl_burst_range),
 };
 
 static struct genl_family optinc_nl_family;
@@ -76,6 +85,7 @@ static int nl_switch_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
 	struct optinc_endpoint ep = { .port = htons(OPTINC_UDP_PORT) };
+	u32 pps = OPTINC_RL_PPS_DEFAULT, burst = OPTINC_RL_BURST_DEFAULT;
 	int err;
 
 	if (NL_REQUIRE(info, OPTINC_A_SWITCH_NAME, "switch-name") ||
@@ -100,10 +110,34 @@ static int nl_switch_new_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (tb[OPTINC_A_SWITCH_UDP_PORT])
 		ep.port = htons(nla_get_u16(tb[OPTINC_A_SWITCH_UDP_PORT]));
+	if (tb[OPTINC_A_SWITCH_RATE_LIMIT])
+		pps = nla_get_u32(tb[OPTINC_A_SWITCH_RATE_LIMIT]);
+	if (tb[OPTINC_A_SWITCH_RATE_BURST])
+		burst = nla_get_u32(tb[OPTINC_A_SWITCH_RATE_BURST]);
 	rtnl_lock();
 	err = optinc_switch_new(genl_info_net(info),
-				nla_data(tb[OPTINC_A_SWITCH_NAME]), &ep,
-				info->extack);
+				nla_data(tb[OPTINC_A_SWITCH_NAME]), &ep, pps,
+				burst, info->extack);
+	rtnl_unlock();
+	return err;
+}
+
+static int nl_switch_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct optinc_kswitch *sw;
+	int err = -ENOENT;
+	u32 pps, burst;
+
+	rtnl_lock();
+	sw = nl_switch(info);
+	if (sw) {
+		pps = tb[OPTINC_A_SWITCH_RATE_LIMIT] ?
+		      nla_get_u32(tb[OPTINC_A_SWITCH_RATE_LIMIT]) : sw->rl_pps;
+		burst = tb[OPTINC_A_SWITCH_RATE_BURST] ?
+			nla_get_u32(tb[OPTINC_A_SWITCH_RATE_BURST]) : sw->rl_burst;
+		err = optinc_switch_set_rl(sw, pps, burst, info->extack);
+	}
 	rtnl_unlock();
 	return err;
 }
@@ -137,7 +171,9 @@ static int nl_fill_switch(struct sk_buff *skb, const struct optinc_kswitch *sw,
 	if (nla_put_string(skb, OPTINC_A_SWITCH_NAME, sw->name) ||
 	    nla_put_be32(skb, OPTINC_A_SWITCH_ADDR, sw->ep.ip) ||
 	    nla_put(skb, OPTINC_A_SWITCH_MAC, ETH_ALEN, sw->ep.mac) ||
-	    nla_put_u16(skb, OPTINC_A_SWITCH_UDP_PORT, ntohs(sw->ep.port)))
+	    nla_put_u16(skb, OPTINC_A_SWITCH_UDP_PORT, ntohs(sw->ep.port)) ||
+	    nla_put_u32(skb, OPTINC_A_SWITCH_RATE_LIMIT, sw->rl_pps) ||
+	    nla_put_u32(skb, OPTINC_A_SWITCH_RATE_BURST, sw->rl_burst))
 		goto cancel;
 	list_for_each_entry(port, &sw->ports, node) {
 		nest = nla_nest_start(skb, OPTINC_A_PORT);
@@ -560,6 +596,11 @@ static const struct genl_small_ops optinc_nl_ops[] = {
 	{
 		.cmd	= OPTINC_CMD_STATS_GET,
 		.dumpit	= nl_stats_get_dumpit,
+	},
+	{
+		.cmd	= OPTINC_CMD_SWITCH_SET,
+		.doit	= nl_switch_set_doit,
+		.flags	= GENL_ADMIN_PERM,
 	},
 };
 

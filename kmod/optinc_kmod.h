@@ -11,6 +11,7 @@
 #include <linux/xarray.h>
 #include <optinc/core.h>
 #include <optinc/bind.h>
+#include <optinc/ratelimit.h>
 #include <uapi/linux/optinc.h>
 
 #define OPTINC_KJOB_MEM_MAX	(256ull << 20)	/* slots of one job */
@@ -58,6 +59,8 @@ struct optinc_kport {
 	netdevice_tracker tracker;
 	struct optinc_kswitch *sw;
 	struct optinc_kstats __percpu *stats;
+	spinlock_t	rl_lock;	/* the bucket; innermost (after a job's lock) */
+	struct optinc_rl rl;
 };
 
 /* A table upload in progress: chunks arrive in order. */
@@ -77,6 +80,9 @@ struct optinc_kswitch {
 	struct net	*net;
 	char		name[OPTINC_NAME_LEN];
 	struct optinc_endpoint ep;	/* its MAC, IPv4 address, UDP port */
+	u32		rl_pps, rl_burst;	/* bounded abuse, RTNL */
+	struct optinc_rl_conf rl_conf;	/* the same in ns; RTNL writes, the
+					 * datapath reads each field once */
 	struct list_head ports;
 	unsigned int	nports;
 	struct xarray	jobs;	/* id -> struct optinc_kjob */
@@ -96,8 +102,10 @@ struct list_head *optinc_net_switches(struct net *net);
 /* switch.c */
 struct optinc_kswitch *optinc_switch_find(struct net *net, const char *name);
 int optinc_switch_new(struct net *net, const char *name,
-		      const struct optinc_endpoint *ep,
+		      const struct optinc_endpoint *ep, u32 rl_pps, u32 rl_burst,
 		      struct netlink_ext_ack *extack);
+int optinc_switch_set_rl(struct optinc_kswitch *sw, u32 rl_pps, u32 rl_burst,
+			 struct netlink_ext_ack *extack);
 void optinc_switch_destroy(struct optinc_kswitch *sw);
 int optinc_port_add(struct optinc_kswitch *sw, struct net_device *dev,
 		    struct netlink_ext_ack *extack);

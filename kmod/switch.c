@@ -27,17 +27,25 @@ struct optinc_kswitch *optinc_switch_find(struct net *net, const char *name)
  * @net:    the namespace; its ports must live there
  * @name:   unique name in @net
  * @ep:     its MAC, IPv4 address and UDP port (network order)
+ * @rl_pps:   per port, JOINs and frames failing the token or membership
+ *            check let through a second (0: no limit)
+ * @rl_burst: and at once, 1..65535
  * @extack: where to say what is wrong
  *
- * Return: 0, -EEXIST or -ENOMEM.
+ * Return: 0, -EEXIST, -EINVAL or -ENOMEM.
  */
 int optinc_switch_new(struct net *net, const char *name,
-		      const struct optinc_endpoint *ep,
+		      const struct optinc_endpoint *ep, u32 rl_pps, u32 rl_burst,
 		      struct netlink_ext_ack *extack)
 {
+	struct optinc_rl_conf rl;
 	struct optinc_kswitch *sw;
 
 	ASSERT_RTNL();
+	if (optinc_rl_conf_set(&rl, rl_pps, rl_burst, NSEC_PER_SEC)) {
+		NL_SET_ERR_MSG(extack, "switch-rate-burst must be 1..65535");
+		return -EINVAL;
+	}
 	if (optinc_switch_find(net, name)) {
 		NL_SET_ERR_MSG(extack, "a switch of this name exists");
 		return -EEXIST;
@@ -48,11 +56,50 @@ int optinc_switch_new(struct net *net, const char *name,
 	sw->net = net;
 	strscpy(sw->name, name, sizeof(sw->name));
 	sw->ep = *ep;
+	sw->rl_pps = rl_pps;
+	sw->rl_burst = rl_burst;
+	sw->rl_conf = rl;
 	INIT_LIST_HEAD(&sw->ports);
 	xa_init(&sw->jobs);
 	xa_init(&sw->tables);
 	optinc_fdb_init(sw);
 	list_add_tail(&sw->node, optinc_net_switches(net));
+	return 0;
+}
+
+/**
+ * optinc_switch_set_rl() - change a switch's rate limit (RTNL)
+ * @sw:       the switch
+ * @rl_pps:   as for optinc_switch_new()
+ * @rl_burst: likewise
+ * @extack:   where to say what is wrong
+ *
+ * A frame racing the change sees the old or the new interval and
+ * tolerance (one of them torn at worst: one frame judged by a mix).
+ * Every port's bucket starts full.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int optinc_switch_set_rl(struct optinc_kswitch *sw, u32 rl_pps, u32 rl_burst,
+			 struct netlink_ext_ack *extack)
+{
+	struct optinc_kport *port;
+	struct optinc_rl_conf rl;
+
+	ASSERT_RTNL();
+	if (optinc_rl_conf_set(&rl, rl_pps, rl_burst, NSEC_PER_SEC)) {
+		NL_SET_ERR_MSG(extack, "switch-rate-burst must be 1..65535");
+		return -EINVAL;
+	}
+	sw->rl_pps = rl_pps;
+	sw->rl_burst = rl_burst;
+	WRITE_ONCE(sw->rl_conf.interval, rl.interval);
+	WRITE_ONCE(sw->rl_conf.tau, rl.tau);
+	list_for_each_entry(port, &sw->ports, node) {
+		spin_lock_bh(&port->rl_lock);
+		optinc_rl_init(&port->rl);
+		spin_unlock_bh(&port->rl_lock);
+	}
 	return 0;
 }
 
@@ -131,6 +178,8 @@ int optinc_port_add(struct optinc_kswitch *sw, struct net_device *dev,
 	}
 	port->dev = dev;
 	port->sw = sw;
+	spin_lock_init(&port->rl_lock);
+	optinc_rl_init(&port->rl);
 	netdev_hold(dev, &port->tracker, GFP_KERNEL);
 	err = netdev_rx_handler_register(dev, optinc_dp_handle_frame, port);
 	if (err) {

@@ -213,6 +213,9 @@ enum optinc_verdict optinc_job_rx(struct optinc_job *job,
 				  const struct optinc_endpoint *src,
 				  enum optinc_drop *why,
 				  struct optinc_slot **slot);
+int optinc_job_is_member(const struct optinc_job *job,
+			 const struct optinc_msg *m,
+			 const struct optinc_endpoint *src);
 __u32 optinc_build_result(void *frame, __u32 room,
 			  const struct optinc_job *job,
 			  const struct optinc_slot *s,

@@ -231,8 +231,15 @@ static void agg_fold(struct optinc_slot *s, const struct optinc_msg *m)
 	optinc_acc_fold(s->kind, s->acc, m->elems, m->count);
 }
 
-/* Which member sent this: the rank's registered address and port. */
-static int agg_is_member(const struct optinc_job *job,
+/**
+ * optinc_job_is_member() - did the rank's registered member send this?
+ * @job: the job
+ * @m:   the frame
+ * @src: its source address and UDP port
+ *
+ * Return: 1 when @m's rank has joined from @src's IPv4 address and UDP port.
+ */
+int optinc_job_is_member(const struct optinc_job *job,
 			 const struct optinc_msg *m,
 			 const struct optinc_endpoint *src)
 {
@@ -254,7 +261,7 @@ static enum optinc_verdict agg_data(struct optinc_job *job,
 	struct optinc_slot *s;
 	__u64 bit;
 
-	if (!agg_is_member(job, m, src)) {
+	if (!optinc_job_is_member(job, m, src)) {
 		*why = OPTINC_DROP_NOT_MEMBER;
 		return OPTINC_V_DROP;
 	}

@@ -56,7 +56,7 @@ open(path, 'wb').write(data[:len(data) - cut])
 PYEOF
 }
 
-echo "1..23"
+echo "1..25"
 
 out=$(timeout 20 "$D" "${EAL[@]}" -- --help 2>&1)
 rc=$?
@@ -79,6 +79,8 @@ refuse "bad --addr named" "--addr '10.77.0.300'" --addr 10.77.0.300
 refuse "bad --port named" "--port '70000'" --addr 10.77.0.254 --port 70000
 refuse "bad --mac named" "--mac '01:00:5e:00:00:01'" --addr 10.77.0.254 --mac 01:00:5e:00:00:01
 refuse "bad --idle-us named" "--idle-us 'soon'" --addr 10.77.0.254 --idle-us soon
+refuse "bad --rate-limit rate named" "--rate-limit 'fast'" --addr 10.77.0.254 --rate-limit fast
+refuse "bad --rate-limit burst named" "--rate-limit '1000,0': not a burst" --addr 10.77.0.254 --rate-limit 1000,0
 refuse "unknown option named" "unknown option '--frob'" --addr 10.77.0.254 --frob 1
 refuse "job size out of range" "size=99: must be 1..64" --addr 10.77.0.254 --job id=1,size=99
 refuse "job id required" "id= is required" --addr 10.77.0.254 --job size=2
@@ -134,6 +136,7 @@ addr 10.77.0.254
 job id=5,size=4,bits=16,window=8,max-elems=1024
 job=id=6,size=2,table=$tmp/good.tbl
 idle-us 1000
+rate-limit 500,16
 CONF
 "$D" "${EAL[@]}" -- --config "$tmp/ok.conf" >"$tmp/ok.log" 2>&1 &
 pid=$!
@@ -160,7 +163,9 @@ import json, sys
 s = json.loads(sys.argv[1])
 assert s["udp_port"] == 47001 and s["addr"] == "10.77.0.254" and s["ports"] == 1
 assert s["idle_us_max"] == 1000 and "unknown_job" in s["drops"]
-' "$show" 2>/dev/null; then
+assert s["rate_limit_pps"] == 500 and s["rate_limit_burst"] == 16
+' "$show" 2>/dev/null && "$C" --prefix "$prefix" -j daemon ports 2>&1 |
+	python3 -c 'import json, sys; assert json.load(sys.stdin)[0]["rate_limited"] == 0'; then
 	ok "optincctl daemon show reads the telemetry"
 else
 	nok "optincctl daemon show reads the telemetry" "$show"

@@ -104,6 +104,15 @@ static void fz_put_int(struct fz *f, uint16_t type, unsigned int bytes,
 	fz_put(f, type, b, bytes);
 }
 
+/* switch-new's and switch-set's rate limit, each with chance @pct */
+static void fz_rate(struct fz *f, unsigned int pct)
+{
+	if (fz_chance(f, pct))
+		fz_put_int(f, OPTINC_A_SWITCH_RATE_LIMIT, 4, fz_value(f, 4));
+	if (fz_chance(f, pct))
+		fz_put_int(f, OPTINC_A_SWITCH_RATE_BURST, 4, fz_value(f, 4));
+}
+
 static void fz_put_str(struct fz *f, uint16_t type, const char *const *pool,
 		       unsigned int n)
 {
@@ -150,6 +159,10 @@ static void fz_attrs(struct fz *f, uint8_t cmd)
 		}
 		if (fz_chance(f, 40))
 			fz_put_int(f, OPTINC_A_SWITCH_UDP_PORT, 2, fz_value(f, 2));
+		fz_rate(f, 30);
+		break;
+	case OPTINC_CMD_SWITCH_SET:
+		fz_rate(f, 70);
 		break;
 	case OPTINC_CMD_PORT_ADD:
 	case OPTINC_CMD_PORT_DEL:

@@ -4,7 +4,8 @@
 # unload, netlink commands (bad attributes, unprivileged), a switch with 4
 # servers in network namespaces (L2, ARP, allreduce exact/16-bit/onn,
 # liboptinc), malformed frames, port security (the L2 hijack of issue 16
-# replayed, a second job under a flood), unload under traffic, netlink
+# replayed, a second job under a flood), the rate limit (a bad-token
+# flood from one port during a job), unload under traffic, netlink
 # fuzzing, leaks. TAP output.
 N=4
 SWIP=10.77.0.254
@@ -483,6 +484,104 @@ t_portsec() {
 	t_portsec_jobs
 }
 
+# ---- bounded abuse (issue 16): as selftests/net/ratelimit.sh on optincd
+
+RL_PPS=${RL_PPS:-200}	# below optinc.ko's default (1000): TCG floods slowly
+RL_BURST=${RL_BURST:-16}
+RL_FLOOD=${RL_FLOOD:-2000}	# frames of each kind over 2 s
+# port_rl PORT: rate-limited frames of a port
+port_rl() { port_sec "$1" rate-limited; }
+# job_drop JOB REASON: a job's drops for one reason
+job_drop() {
+	ctl -s job show sw0 id $1 | tr ' ' '\n' | grep -A1 -x "$2" | tail -n 1
+}
+# rl_flood LOG: bad-token DATA and JOINs from server 3 at once (2 injectors)
+rl_flood() {
+	t=$(now)
+	inj 3 -S $(mac_of 3) -s 10.77.0.4 -p 40000 -k data -j 12 -r 3 -T 0x1 -n $RL_FLOOD -t 2 >$TMP/$1.inj1 2>&1 &
+	ip1=$!
+	inj 3 -S $(mac_of 3) -s 10.77.0.4 -p 40001 -k join -j 12 -r 3 -T 0x2 -n $RL_FLOOD -t 2 >$TMP/$1.inj2 2>&1
+	wait $ip1
+	awk -v a=$t -v b=$(now) 'BEGIN { printf "%d", (b - a) * 1000 }' >$TMP/$1.ms
+	echo $(($(sent_of $TMP/$1.inj1) + $(sent_of $TMP/$1.inj2))) >$TMP/$1.sent
+}
+# rl_run JOB LOG KIND RUN...: RUN in the background, once its ranks joined
+# a flood from server 3 (KIND magic: the control, uncharged; else rl_flood)
+rl_run() {
+	job=$1 log=$2 kind=$3
+	shift 3
+	"$@" >/dev/null 2>&1 &
+	rp=$!
+	wait_joined $job 4
+	sleep 0.5
+	if [ $kind = magic ]; then
+		inj 3 -S $(mac_of 3) -s 10.77.0.4 -p 40000 -k magic -n $((2 * RL_FLOOD)) -t 2 >$TMP/$log.inj1 2>&1
+	else
+		rl_flood $log
+	fi
+	wait $rp
+}
+
+t_ratelimit() {
+	ctl switch del sw0
+	check "switch sw0 with rate-limit $RL_PPS burst $RL_BURST" sh -c \
+		"$CTL switch add sw0 addr $SWIP mac $SWMAC rate-limit $RL_PPS burst $RL_BURST && for i in 0 1 2 3; do $CTL port add sw0 p\$i || exit 1; done"
+	check "kmod show: the rate limit" sh -c "$CTL show | grep -q 'rate-limit $RL_PPS/s burst $RL_BURST'"
+	refuse "burst 0 refused" "out of range" ctl switch add sw9 addr 10.77.9.254 rate-limit 10 burst 0
+	check "job 12: 4 ranks, token" ctl job set sw0 id 12 size $N token 0x5ca1e window 4 max-elems 1024
+	check "rate limit: clean run" ranks 12 rlclean -t 0x5ca1e -c 256 -f 100 -w 4
+	f=$(frames_for $TMP/rlclean.rank0 4 100)
+	check "rate limit: clean run of $f chunks (about 4 s)" ranks 12 rlclean -t 0x5ca1e -c 256 -f $f -w 4
+	clean=$(p99_of $TMP/rlclean.rank0)
+	l0=$(port_rl p3)
+	rl_run 12 rlctl magic ranks 12 rlctl -t 0x5ca1e -c 256 -f $f -w 4 &&
+		[ "$(port_rl p3)" = "$l0" ] &&
+		ok "rate limit: control run ($((2 * RL_FLOOD)) frames without OptINC magic from server 3): checked, none charged" ||
+		nok "rate limit: control run: checked, none charged (rate-limited $l0 -> $(port_rl p3))"
+	ctl_ms=$(p99_of $TMP/rlctl.rank0)
+	b0=$(job_drop 12 bad_token) l0=$(port_rl p3)
+	o0=$(($(port_rl p0) + $(port_rl p1) + $(port_rl p2)))
+	rl_run 12 rlatt flood ranks 12 rlatt -t 0x5ca1e -c 256 -f $f -w 4 &&
+		ok "rate limit: every rank's results checked during the flood (rank 3 on the flooding port too)" ||
+		{ nok "rate limit: every rank's results checked during the flood"; sed 's/^/# /' $TMP/rlatt.rank*; }
+	att=$(p99_of $TMP/rlatt.rank0)
+	sent=$(cat $TMP/rlatt.sent) ms=$(cat $TMP/rlatt.ms)
+	allowed=$(($(job_drop 12 bad_token) - b0)) limited=$(($(port_rl p3) - l0))
+	echo "# rank 0 round trips: clean p99 $clean ms max $(max_of $TMP/rlclean.rank0) ms; control p99 $ctl_ms ms max $(max_of $TMP/rlctl.rank0) ms; flooded p99 $att ms max $(max_of $TMP/rlatt.rank0) ms"
+	echo "# flood: sent $sent in $ms ms, reached the token check (bad_token) $allowed, rate-limited $limited"
+	within_2x "$att" "$ctl_ms" && ok "rate limit: rank 0's p99 round trip within 2x the control run's" ||
+		nok "rate limit: rank 0's p99 round trip $att ms, control $ctl_ms ms"
+	hi=$((RL_PPS * (ms + 100) / 1000 + RL_BURST)) lo=$((RL_PPS))
+	[ "$allowed" -le $hi ] && [ "$allowed" -ge $lo ] &&
+		ok "rate limit: $allowed frames reached the token check, within $lo..$hi (rate * time + burst)" ||
+		nok "rate limit: $allowed frames reached the token check, not within $lo..$hi"
+	[ $((allowed + limited)) -le "$sent" ] && [ $((100 * (sent - allowed - limited))) -le "$sent" ] &&
+		ok "rate limit: the rest counted as rate-limited on p3 ($allowed + $limited of $sent)" ||
+		nok "rate limit: bad_token $allowed + rate-limited $limited, sent $sent"
+	eqv "$(($(port_rl p0) + $(port_rl p1) + $(port_rl p2) - o0))" 0 "rate-limited on p0-p2" &&
+		ok "rate limit: no other port charged (members' DATA never is)" ||
+		nok "rate limit: other ports charged"
+	sleep 0.5
+	l0=$(port_rl p3)
+	inj 3 -S $(mac_of 3) -s 10.77.0.4 -p 40002 -k join -j 99 -r 0 -T 0x1 -n 500 -t 0.2 -W 1 >$TMP/rlnack 2>&1
+	sent=$(sent_of $TMP/rlnack) got=$(leaked_of $TMP/rlnack) limited=$(($(port_rl p3) - l0))
+	ms=$(sed -n 's/^sent .* in \([0-9.]*\) s$/\1/p' $TMP/rlnack | awk '{ printf "%d", $1 * 1000 }')
+	echo "# JOINs for job 99: sent $sent in $ms ms, NACKs received $got, rate-limited $limited"
+	[ $((got + limited)) = "$sent" ] && [ "$got" -le $((RL_PPS * (ms + 100) / 1000 + RL_BURST)) ] &&
+		ok "rate limit: JOINs past the limit get no NACK (NACKs + rate-limited = JOINs sent)" ||
+		nok "rate limit: JOINs past the limit get no NACK"
+	check "switch set sw0 rate-limit 0: shown" sh -c \
+		"$CTL switch set sw0 rate-limit 0 && $CTL show | grep -q 'rate-limit 0/s burst $RL_BURST'"
+	b0=$(job_drop 12 bad_token) l0=$(port_rl p3)
+	inj 3 -S $(mac_of 3) -s 10.77.0.4 -p 40000 -k data -j 12 -r 3 -T 0x1 -n 1000 -t 0.5 >$TMP/rloff 2>&1
+	eqv "$(($(job_drop 12 bad_token) - b0)) $(($(port_rl p3) - l0))" "$(sent_of $TMP/rloff) 0" "bad_token, rate-limited on p3" &&
+		ok "rate limit 0 (switch set): every bad-token frame reaches the token check" ||
+		nok "rate limit 0 (switch set): every bad-token frame reaches the token check"
+	ctl job del sw0 id 12 >/dev/null
+	ctl switch del sw0
+	check "switch sw0 again (default rate limit)" sw_up
+}
+
 t_unload_traffic() {
 	check "job 6 for traffic" ctl job set sw0 id 6 size $N
 	for i in $(seq 0 $((N - 1))); do
@@ -579,6 +678,13 @@ if [ "${optinc_only:-}" = portsec ]; then
 	[ $fails -eq 0 ]
 	exit
 fi
+if [ "${optinc_only:-}" = ratelimit ]; then
+	t_ratelimit
+	t_dmesg
+	echo "1..$n"
+	[ $fails -eq 0 ]
+	exit
+fi
 t_netlink
 t_l2
 t_exact
@@ -589,6 +695,7 @@ t_collectives
 t_optincd
 t_junk
 t_portsec
+t_ratelimit
 check "show" ctl show
 check "ports" ctl ports
 check "jobs" ctl -j jobs

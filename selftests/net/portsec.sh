@@ -9,6 +9,7 @@
 # second job on the same switch is unaffected by a flood from the first
 # job's member. Every rank runs rel_rank (checked int32 SUM + float32 AVG).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/inject_lib.sh"
 
 require_root
 RANK=$O/selftests/reliability/rel_rank
@@ -21,16 +22,6 @@ WRONG=${PS_WRONG:-200}
 SW=10.77.0.254
 T_TMP=$(mktemp -d)
 
-mac_of() { ip -n "$1" -j link show eth0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["address"])'; }
-sw_mac() { ip -n "$1" neigh show "$SW" dev eth0 | awk '{ for (i = 1; i < NF; i++) if ($i == "lladdr") print $(i + 1) }'; }
-
-# tel TB CMD EXPR: EXPR of the answer d of one telemetry command.
-tel() {
-	"$TESTBED" tel --tb "$1" "$2" |
-		python3 -c "import json, sys; d = json.load(sys.stdin)[\"${2%%,*}\"]; print($3)"
-}
-
-port_ctr() { tel "$1" /optinc/ports "d['$2']['$3']"; }
 job_ctr() { tel "$1" "/optinc/job,$2" "d['$3']"; }
 member() { tel "$1" "/optinc/members,$2" "d['$3']['$4']"; }
 
@@ -50,31 +41,6 @@ EOF
 leak_count() {
 	ip netns exec "$1" nft list table netdev ps_leak |
 		sed -n 's/.*counter packets \([0-9]*\).*/\1/p'
-}
-
-max_ms() { sed -n 's/^PASS .* max_ms \([0-9]*\) .*/\1/p' "$1"; }
-# p99 of the call times, whole ms rounded up
-p99_ms() { awk '/^# call_ms / { printf "%d", $6 + 0.999 }' "$1"; }
-probes() { sed -n 's/^PASS .* probes \([0-9]*\) .*/\1/p' "$1"; }
-retx() { sed -n 's/^PASS .* retransmits \([0-9]*\) .*/\1/p' "$1"; }
-passed() { [ "$(grep -l '^PASS' "$@" | wc -l)" -eq $# ]; }
-
-# within_2x ATTACKED CONTROL: the victim's p99 call time within 2x the
-# control run's: the same frames sent from the attacker's own MAC and IP,
-# so the same load without the spoof. On 2 shared cores the injector's load
-# alone moved the p99 from 20 to 53 ms once; the idle clean run and every
-# slowest call are reported, not tested.
-within_2x() {
-	local a=$1 c=$2
-
-	[ -n "$a" ] && [ -n "$c" ] || return 1
-	[ "$c" -lt "$FLOOR_MS" ] && c=$FLOOR_MS
-	[ "$a" -le $((2 * c)) ]
-}
-
-eq() {
-	echo "# $3: $1, expected $2"
-	[ "$1" = "$2" ]
 }
 
 # inject TB SERVER KIND COUNT SECS ARGS...: ps_inject from a server's eth0;

@@ -153,7 +153,7 @@ static size_t inj_build(const struct inj_cfg *c, __u8 *buf, unsigned long i)
 static int inj_send(const struct inj_cfg *c)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_halen = 6 };
-	double gap = c->count ? c->secs / c->count : 0, end;
+	double gap = c->count ? c->secs / c->count : 0, start, took, end;
 	unsigned long i, sent = 0, leaked = 0;
 	struct timespec ts;
 	__u8 buf[256];
@@ -179,6 +179,7 @@ static int inj_send(const struct inj_cfg *c)
 	}
 	ts.tv_sec = (time_t)gap;
 	ts.tv_nsec = (long)((gap - (double)ts.tv_sec) * 1e9);
+	start = inj_now();
 	for (i = 0; i < c->count; i++) {
 		len = inj_build(c, buf, i);
 		if (sendto(fd, buf, len, 0, (struct sockaddr *)&sll,
@@ -190,6 +191,7 @@ static int inj_send(const struct inj_cfg *c)
 			nanosleep(&ts, NULL);
 		leaked += inj_watch(wfd, c);
 	}
+	took = inj_now() - start;
 	end = inj_now() + c->watch;
 	do {
 		struct pollfd p = { .fd = wfd, .events = POLLIN };
@@ -199,7 +201,7 @@ static int inj_send(const struct inj_cfg *c)
 	} while (inj_now() < end);
 	close(fd);
 	close(wfd);
-	printf("sent %lu %s frames\n", sent, c->kind);
+	printf("sent %lu %s frames in %.3f s\n", sent, c->kind, took);
 	printf("leaked %lu\n", leaked);
 	return sent == c->count ? 0 : -EIO;
 }

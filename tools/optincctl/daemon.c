@@ -75,6 +75,8 @@ static int dmn_show(struct optincctl_tel *t, char **argv)
 	dmn_u64(o, "udp_port", " udp %" PRIu64);
 	dmn_u64(o, "mtu", " mtu %" PRIu64);
 	dmn_u64(o, "idle_us_max", " idle-us %" PRIu64 "\n");
+	dmn_u64(o, "rate_limit_pps", "    rate-limit %" PRIu64 "/s");
+	dmn_u64(o, "rate_limit_burst", " burst %" PRIu64 "\n");
 	dmn_u64(o, "ports", "    ports %" PRIu64);
 	dmn_u64(o, "jobs", " jobs %" PRIu64);
 	dmn_u64(o, "fdb_entries", " fdb %" PRIu64);
@@ -131,7 +133,8 @@ static void dmn_port(const char *id, json_object *p)
 	dmn_u64(p, "tx_bytes", " bytes %" PRIu64);
 	dmn_u64(p, "tx_dropped", " dropped %" PRIu64 "\n");
 	dmn_u64(p, "spoofed", "    port-security: spoofed %" PRIu64);
-	dmn_u64(p, "wrong_port", " wrong-port %" PRIu64 "\n");
+	dmn_u64(p, "wrong_port", " wrong-port %" PRIu64);
+	dmn_u64(p, "rate_limited", " rate-limited %" PRIu64 "\n");
 	if (optincctl_opts.stats || optincctl_opts.json)
 		dmn_port_hw(p);
 	optincctl_print_close();

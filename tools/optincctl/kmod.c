@@ -360,7 +360,8 @@ static void km_print_port(const char *sw, struct nlattr *nest)
 	optincctl_print_u64("icmp_replies", " icmp-replies %" PRIu64, c[OPTINC_STATS_A_ICMP_REPLIES]);
 	optincctl_print_u64("optinc_frames", " optinc %" PRIu64 "\n", c[OPTINC_STATS_A_OPTINC]);
 	optincctl_print_u64("spoofed", "    port-security: spoofed %" PRIu64, c[OPTINC_STATS_A_SPOOFED]);
-	optincctl_print_u64("wrong_port", " wrong-port %" PRIu64 "\n", c[OPTINC_STATS_A_WRONG_PORT]);
+	optincctl_print_u64("wrong_port", " wrong-port %" PRIu64, c[OPTINC_STATS_A_WRONG_PORT]);
+	optincctl_print_u64("rate_limited", " rate-limited %" PRIu64 "\n", c[OPTINC_STATS_A_RATE_LIMITED]);
 	km_print_drops(&st);
 	optincctl_print_close();
 }
@@ -452,8 +453,15 @@ static void km_print_switch(struct nlattr **tb, struct nlmsghdr *nlh)
 	optincctl_print_str("name", "switch %s", nla_get_string(tb[OPTINC_A_SWITCH_NAME]));
 	optincctl_print_str("addr", " addr %s", ip);
 	optincctl_print_str("mac", " mac %s", mac);
-	optincctl_print_u64("udp_port", " udp %" PRIu64 "\n",
+	optincctl_print_u64("udp_port", " udp %" PRIu64,
 			    nla_get_u16(tb[OPTINC_A_SWITCH_UDP_PORT]));
+	if (tb[OPTINC_A_SWITCH_RATE_LIMIT] && tb[OPTINC_A_SWITCH_RATE_BURST]) {
+		optincctl_print_u64("rate_limit_pps", " rate-limit %" PRIu64 "/s",
+				    nla_get_u32(tb[OPTINC_A_SWITCH_RATE_LIMIT]));
+		optincctl_print_u64("rate_limit_burst", " burst %" PRIu64,
+				    nla_get_u32(tb[OPTINC_A_SWITCH_RATE_BURST]));
+	}
+	optincctl_print_text("\n");
 	optincctl_print_text("    ports:");
 	optincctl_print_open("ports", true);
 	nla_for_each_attr(a, genlmsg_attrdata(nlmsg_data(nlh), 0),
@@ -601,12 +609,19 @@ static int km_switch(struct km *km, int argc, char **argv)
 		{ "addr", OPTINC_A_SWITCH_ADDR, KM_IPV4 },
 		{ "mac", OPTINC_A_SWITCH_MAC, KM_MAC },
 		{ "port", OPTINC_A_SWITCH_UDP_PORT, KM_U16 },
+		{ "rate-limit", OPTINC_A_SWITCH_RATE_LIMIT, KM_U32 },
+		{ "burst", OPTINC_A_SWITCH_RATE_BURST, KM_U32 },
 		{ NULL, 0, 0 },
 	};
 
 	if (argc >= 2 && optincctl_matches(argv[0], "add")) {
 		km->what = "switch add";
 		return km_request(km, OPTINC_CMD_SWITCH_NEW, argv[1], keys,
+				  argc - 2, argv + 2, NULL);
+	}
+	if (argc >= 2 && optincctl_matches(argv[0], "set")) {
+		km->what = "switch set";
+		return km_request(km, OPTINC_CMD_SWITCH_SET, argv[1], keys + 3,
 				  argc - 2, argv + 2, NULL);
 	}
 	if (argc == 2 && optincctl_matches(argv[0], "delete")) {
@@ -762,6 +777,8 @@ void optincctl_kmod_usage(FILE *f)
 	fprintf(f,
 		"Usage: optincctl [ OPTIONS ] kmod { show | ports | jobs } [ SWITCH ]\n"
 		"       optincctl kmod switch add NAME addr IPV4 [ mac MAC ] [ port UDP ]\n"
+		"                 [ rate-limit PPS ] [ burst B ]\n"
+		"       optincctl kmod switch set NAME [ rate-limit PPS ] [ burst B ]\n"
 		"       optincctl kmod switch del NAME\n"
 		"       optincctl kmod port { add | del } SWITCH { DEV | ifindex N }\n"
 		"       optincctl kmod job set SWITCH id ID size N [ bits { 8 | 16 } ]\n"

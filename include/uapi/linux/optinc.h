@@ -35,6 +35,7 @@ enum optinc_nl_cmd {
 	OPTINC_CMD_JOB_GET,
 	OPTINC_CMD_TABLE_LOAD,
 	OPTINC_CMD_STATS_GET,
+	OPTINC_CMD_SWITCH_SET,
 
 	__OPTINC_CMD_MAX
 };
@@ -62,6 +63,8 @@ enum optinc_nl_attr {
 	OPTINC_A_TABLE_DATA,		/* binary: a chunk of the file */
 	OPTINC_A_PORT,			/* nest of OPTINC_PORT_A_*, repeated */
 	OPTINC_A_JOB,			/* nest of OPTINC_JOB_A_* */
+	OPTINC_A_SWITCH_RATE_LIMIT,	/* u32: JOINs and bad frames/s per port, 0: off */
+	OPTINC_A_SWITCH_RATE_BURST,	/* u32: their burst, 1..65535 */
 
 	__OPTINC_A_MAX
 };
@@ -129,6 +132,7 @@ enum optinc_nl_stats_attr {
 					 * port, or ARP claiming the switch's address */
 	OPTINC_STATS_A_WRONG_PORT,	/* a bound member's frame not from its MAC and port */
 	OPTINC_STATS_A_REBINDS,		/* job: members rebound (JOIN from a new port) */
+	OPTINC_STATS_A_RATE_LIMITED,	/* port: JOINs and bad frames past the rate limit */
 
 	__OPTINC_STATS_A_MAX
 };
