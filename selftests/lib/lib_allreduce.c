@@ -244,20 +244,6 @@ static int ctx_alloc(struct ar_ctx *ctx, const struct ar_case *c)
 	return 0;
 }
 
-static int report_ranks(const struct rank_run *rr, int n)
-{
-	int r, ok = 1;
-
-	for (r = 0; r < n; r++) {
-		if (!rr[r].ret)
-			continue;
-		tap_diag("rank %d: %s: %s", r, optinc_strerror(rr[r].ret),
-			 rr[r].msg);
-		ok = 0;
-	}
-	return ok;
-}
-
 /* With loss, frames must really have been lost and re-sent. */
 static int check_loss(const struct ar_case *c, const struct rank_run *rr,
 		      struct udpsw *sw)
@@ -301,7 +287,7 @@ static void run_case(const struct ar_case *c)
 	t = now_s();
 	ok = !ranks_run(rr, c->n, &o, ar_rank, &ctx);
 	t = now_s() - t;
-	ok = report_ranks(rr, c->n) && ok && check_all(&ctx, &worst);
+	ok = ranks_report(rr, c->n) && ok && check_all(&ctx, &worst);
 	ok = check_loss(c, rr, sw) && ok;
 	tap_diag("%s: %.3f s, max |error| / bound %.3f, rank 0 sent %llu frames, %llu bytes",
 		 c->name, t, worst, (unsigned long long)rr[0].st.frames_sent,

@@ -211,34 +211,53 @@ static int nf_result_ok(const struct nf_ctx *x, int rank, int k)
 	return 1;
 }
 
+/* One call of case @k (or the clean call for k < 0): its time, or -1 if wrong. */
+static double nf_call(struct rank_run *r, struct nf_ctx *x, int k, float *buf)
+{
+	int me = r->rank, err;
+	double t;
+
+	memcpy(buf, x->base[me], sizeof(x->base[me]));
+	if (k >= 0 && (k < 9 || me == 1))	/* cases 9..17: one rank only */
+		buf[nf_where(k)] = nf_value(k);
+	t = now_s();
+	err = optinc_allreduce(r->comm, buf, buf, NF_COUNT, OPTINC_FLOAT32,
+			       OPTINC_AVG);
+	t = now_s() - t;
+	if (k >= 0)
+		x->code[me][k] = err;
+	return err ? -1 : t;
+}
+
+/*
+ * Every case three times; the best time counts (a loaded machine preempts
+ * a rank now and then; what must not happen is waiting for a
+ * retransmission or a timeout, 20 ms and more).
+ */
 static int nf_rank(struct rank_run *r)
 {
 	struct nf_ctx *x = r->arg;
-	int k, me = r->rank, err;
+	int k, me = r->rank, rep;
 	double t;
 
-	memcpy(x->clean[me], x->base[me], sizeof(x->base[me]));
-	t = now_s();
-	err = optinc_allreduce(r->comm, x->clean[me], x->clean[me], NF_COUNT,
-			       OPTINC_FLOAT32, OPTINC_AVG);
-	x->t_clean[me] = now_s() - t;
-	if (err)
-		return err;
+	x->t_clean[me] = 1e9;
+	for (rep = 0; rep < 3; rep++) {
+		t = nf_call(r, x, -1, x->clean[me]);
+		if (t < 0)
+			return -1;
+		x->t_clean[me] = t < x->t_clean[me] ? t : x->t_clean[me];
+	}
 	for (k = 0; k < NF_CASES; k++) {
-		memcpy(x->x[me], x->base[me], sizeof(x->base[me]));
-		if (k < 9 || me == 1)	/* cases 9..17: one rank only */
-			x->x[me][nf_where(k)] = nf_value(k);
-		t = now_s();
-		x->code[me][k] = optinc_allreduce(r->comm, x->x[me], x->x[me],
-						  NF_COUNT, OPTINC_FLOAT32,
-						  OPTINC_AVG);
-		x->t[me][k] = now_s() - t;
-		x->ok[me][k] = !x->code[me][k] && nf_result_ok(x, me, k);
-		memcpy(x->x[me], x->base[me], sizeof(x->base[me]));
-		err = optinc_allreduce(r->comm, x->x[me], x->x[me], NF_COUNT,
-				       OPTINC_FLOAT32, OPTINC_AVG);
-		x->next_ok[me][k] = !err && !memcmp(x->x[me], x->clean[me],
-						    sizeof(x->x[me]));
+		x->t[me][k] = 1e9;
+		x->ok[me][k] = x->next_ok[me][k] = 1;
+		for (rep = 0; rep < 3; rep++) {
+			t = nf_call(r, x, k, x->x[me]);
+			x->ok[me][k] &= t >= 0 && nf_result_ok(x, me, k);
+			if (t >= 0 && t < x->t[me][k])
+				x->t[me][k] = t;
+			x->next_ok[me][k] &= nf_call(r, x, -1, x->x[me]) >= 0 &&
+				!memcmp(x->x[me], x->clean[me], sizeof(x->x[me]));
+		}
 	}
 	return 0;
 }
@@ -266,11 +285,12 @@ static void test_nonfinite(int ring)
 		ok = run_ok;
 		worst = 0;
 		for (r = 0; r < N; r++) {
-			ok = ok && x.ok[r][k] && x.next_ok[r][k];
+			ok = ok && x.ok[r][k] && x.next_ok[r][k] &&
+			     x.t[r][k] < 2 * x.t_clean[r] + 0.02;
 			worst = fmax(worst, x.t[r][k] / x.t_clean[r]);
 		}
-		tap_ok(ok && worst < 2.0 + 0.05 / x.t_clean[0],
-		       "%s: %s in the %s block on %s: that block NaN on every rank, the rest and the next call right; time / clean %.2f",
+		tap_ok(ok,
+		       "%s: %s in the %s block on %s: that block NaN on every rank, the rest and the next call right; best of 3 / clean %.2f",
 		       ring ? "ring" : "switch", what[k / 3 % 3],
 		       where[k % 3], k < 9 ? "every rank" : "rank 1", worst);
 	}

@@ -88,20 +88,6 @@ out:
 	return err;
 }
 
-static int ranks_ok(const struct rank_run *rr, int n)
-{
-	int r, ok = 1;
-
-	for (r = 0; r < n; r++) {
-		if (!rr[r].ret)
-			continue;
-		tap_diag("rank %d: %s: %s", r, optinc_strerror(rr[r].ret),
-			 rr[r].msg);
-		ok = 0;
-	}
-	return ok;
-}
-
 /* Two test lines: posting order; results as blocking, on every rank. */
 static void nb_case(int n, int k, int two, int ring)
 {
@@ -127,7 +113,7 @@ static void nb_case(int n, int k, int two, int ring)
 		o.ring_port = 20000 + (getpid() + 16 * k) % 12000;
 	}
 	t = now_s();
-	ok = !ranks_run(rr, n, &o, nb_rank, &ctx) && ranks_ok(rr, n);
+	ok = !ranks_run(rr, n, &o, nb_rank, &ctx) && ranks_report(rr, n);
 	t = now_s() - t;
 	udpsw_stop(sw);
 	for (r = 0; r < n; r++) {
@@ -204,7 +190,7 @@ static void test_failover(void)
 			    .peers = "127.0.0.1,127.0.0.1,127.0.0.1",
 			    .ring_port = 20000 + (getpid() + 7) % 12000);
 		ok = !ranks_run(rr, FO_N, &o, fo_rank, &ctx) &&
-		     ranks_ok(rr, FO_N);
+		     ranks_report(rr, FO_N);
 	}
 	unsetenv("OPTINC_FAILOVER_MS");
 	tap_diag("switch stopped with %d of %d requests done on rank 0; calls off: %zu %zu %zu",
@@ -342,7 +328,7 @@ static void test_progress_idle(void)
 
 	if (!test_switch_start(2, 0, 0, &sw, addr, sizeof(addr))) {
 		OPTINC_OPTS(o, .switch_addr = addr, .timeout_ms = 3000);
-		ok = !ranks_run(rr, 2, &o, idle_rank, &ic) && ranks_ok(rr, 2);
+		ok = !ranks_run(rr, 2, &o, idle_rank, &ic) && ranks_report(rr, 2);
 		udpsw_stop(sw);
 	}
 	tap_ok(ok && ic.done_while_sleeping == 16,

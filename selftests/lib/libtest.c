@@ -136,3 +136,18 @@ int ranks_run(struct rank_run *rr, int n, const struct optinc_opts *base,
 	}
 	return bad;
 }
+
+/* 1 if every rank of @rr succeeded; else 0, each failure said as a diagnostic. */
+int ranks_report(const struct rank_run *rr, int n)
+{
+	int r, ok = 1;
+
+	for (r = 0; r < n; r++) {
+		if (!rr[r].ret)
+			continue;
+		tap_diag("rank %d: %s: %s", r, optinc_strerror(rr[r].ret),
+			 rr[r].msg);
+		ok = 0;
+	}
+	return ok;
+}

@@ -30,6 +30,7 @@ struct rank_run {
 int ranks_run(struct rank_run *rr, int n, const struct optinc_opts *base,
 	      int (*fn)(struct rank_run *r), void *arg);
 void ranks_clear_env(void);
+int ranks_report(const struct rank_run *rr, int n);
 double now_s(void);
 
 #endif /* OPTINC_SELFTEST_LIBTEST_H */
