@@ -245,6 +245,27 @@ static int ar_failover(struct optinc_comm *c, const struct optinc_call *k)
 	return ar_keep(c, &fo->last, &fo->last_cap, k->recvbuf, bytes);
 }
 
+/**
+ * optinc_call_tag() - the tag of a call's frames (wire.h: rsvd of DATA)
+ * @phase: 0 for the block codes (and int32's one phase, and the ring's
+ *         agreement), 1 for the data
+ *
+ * The call's number, which every rank counts alike, times an odd factor,
+ * so that ranks 1 to 65535 calls apart always differ, plus a hash of the
+ * arguments; Documentation/protocol.md, "Call tags", has it bit for bit.
+ */
+__u16 optinc_call_tag(const struct optinc_comm *c, const struct optinc_call *k,
+		      unsigned int phase)
+{
+	__u32 h = (__u32)k->count * 2654435761u;
+
+	h ^= (__u32)((__u64)k->count >> 32) * 40503u;
+	h += (__u32)k->datatype * 97u + (__u32)k->op * 13u + phase * 5u +
+	     (__u32)c->cfg.nonfinite * 7919u;
+	h ^= h >> 16;
+	return (__u16)((__u32)k->no * 0x9e37u + h);
+}
+
 /*
  * Argument checks of a call, on the thread that makes or posts it. Every
  * call gets a number, also one that fails here: a rank that skips a call

@@ -24,17 +24,17 @@ static int ar_ring_raw(struct optinc_comm *c, const void *send, void *recv,
 }
 
 /*
- * Before the data, one small ring MAX of {tag, ~tag, non-finite}: every
- * rank then knows whether all are in the same call (max of ~tag is ~min)
- * and whether any input is not finite, and all act alike on it.
+ * Before the data, one small ring MAX of {tag, ~tag, non-finite} (the
+ * switch's call tag): every rank then knows whether all are in the same
+ * call (max of ~tag is ~min) and whether any input is not finite, and all
+ * act alike on it.
  */
 static int ar_ring_agree(struct optinc_comm *c, const struct optinc_call *k,
 			 int *nonfinite)
 {
-	__u32 tag = (__u32)k->no * 2654435761u ^ (__u32)k->count * 40503u ^
-		    (__u32)(k->datatype << 8 | k->op) << 20;
+	__s32 tag = optinc_call_tag(c, k, 0);
 	__s32 v[3] = {
-		(__s32)(tag >> 1), (__s32)~(tag >> 1),
+		tag, ~tag,
 		k->datatype != OPTINC_INT32 &&
 		!optinc_dtype_finite(k->datatype, k->sendbuf, 0, k->count),
 	};

@@ -56,23 +56,6 @@ static __u32 ar_block_n(const struct ar_ctx *x, __u32 b)
 	return OPTINC_MIN(x->block, x->k->count - (size_t)b * x->block);
 }
 
-/*
- * The call's tag in every frame (wire.h): its number, which every rank
- * counts alike, spread by an odd factor so that ranks 1 to 65535 calls
- * apart always differ, plus a hash of its arguments and the phase.
- */
-static __u16 ar_tag(const struct optinc_comm *c, const struct optinc_call *k,
-		    unsigned int phase)
-{
-	__u32 h = (__u32)k->count * 2654435761u;
-
-	h ^= (__u32)(k->count >> 32) * 40503u;
-	h += (__u32)k->datatype * 97u + (__u32)k->op * 13u + phase * 5u +
-	     (__u32)c->cfg.nonfinite * 7919u;
-	h ^= h >> 16;
-	return (__u16)((__u32)k->no * 0x9e37u + h);
-}
-
 static void ar_code_fill(const struct optinc_phase *p, __u32 i, __u32 n,
 			 __s8 *scales, __u8 *elems)
 {
@@ -289,7 +272,7 @@ static int ar_float(struct optinc_comm *c, const struct optinc_call *k)
 		.op = OPTINC_OP_MAX, .bits = 16, .rbits = 16, .count = nblocks,
 		.per_frame = optinc_frame_elems(c, 2, 0),
 		.fill = ar_code_fill, .take = ar_code_take,
-		.tag = ar_tag(c, k, 0), .ctx = &x,
+		.tag = optinc_call_tag(c, k, 0), .ctx = &x,
 	};
 	struct optinc_phase data = {
 		.op = minmax ? OPTINC_OP_MAX : k->op == OPTINC_AVG ?
@@ -298,7 +281,7 @@ static int ar_float(struct optinc_comm *c, const struct optinc_call *k)
 		/* MAX frames carry no scales (wire.h); blocks stay x.block */
 		.block = minmax ? 0 : x.block, .count = k->count,
 		.fill = ar_data_fill, .take = ar_data_take,
-		.tag = ar_tag(c, k, 1), .ctx = &x,
+		.tag = optinc_call_tag(c, k, 1), .ctx = &x,
 	};
 	int err;
 
@@ -313,11 +296,18 @@ static int ar_float(struct optinc_comm *c, const struct optinc_call *k)
 }
 
 /* int32: big-endian on the wire; MIN as the maximum of ~x (wire.h). */
+static __u32 ar_int_flip(const struct optinc_phase *p)
+{
+	const struct optinc_call *k = p->ctx;
+
+	return k->op == OPTINC_MIN ? ~0u : 0;
+}
+
 static void ar_int_fill(const struct optinc_phase *p, __u32 i, __u32 n,
 			__s8 *scales, __u8 *elems)
 {
 	const __u32 *x = (const __u32 *)p->src + (size_t)i * p->per_frame;
-	__u32 k, flip = p->ctx ? ~0u : 0;
+	__u32 k, flip = ar_int_flip(p);
 
 	for (k = 0; k < n; k++)
 		oi_put32(elems + 4 * k, x[k] ^ flip);
@@ -327,7 +317,7 @@ static void ar_int_take(const struct optinc_phase *p, __u32 i, __u32 n,
 			const struct optinc_msg *m)
 {
 	__u32 *y = (__u32 *)p->dst + (size_t)i * p->per_frame;
-	__u32 k, flip = p->ctx ? ~0u : 0;
+	__u32 k, flip = ar_int_flip(p);
 
 	for (k = 0; k < n; k++)
 		y[k] = oi_get32(m->elems + 4 * k) ^ flip;
@@ -335,14 +325,13 @@ static void ar_int_take(const struct optinc_phase *p, __u32 i, __u32 n,
 
 static int ar_int(struct optinc_comm *c, const struct optinc_call *k)
 {
-	static int min_flag;
 	struct optinc_phase sum = {
 		.op = k->op == OPTINC_SUM ? OPTINC_OP_ISUM : OPTINC_OP_MAX,
 		.bits = 32, .rbits = 32, .count = k->count,
 		.per_frame = optinc_frame_elems(c, 4, 0),
 		.fill = ar_int_fill, .take = ar_int_take, .src = k->sendbuf,
-		.dst = k->recvbuf, .tag = ar_tag(c, k, 0),
-		.ctx = k->op == OPTINC_MIN ? &min_flag : NULL,
+		.dst = k->recvbuf, .tag = optinc_call_tag(c, k, 0),
+		.ctx = k,
 	};
 
 	return ar_run(c, &sum);

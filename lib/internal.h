@@ -152,6 +152,8 @@ struct optinc_call {
 /* allreduce.c */
 int optinc_call_check(struct optinc_comm *c, struct optinc_call *k);
 int optinc_call_run(struct optinc_comm *c, const struct optinc_call *k);
+__u16 optinc_call_tag(const struct optinc_comm *c, const struct optinc_call *k,
+		      unsigned int phase);
 
 /* ar_switch.c, ar_ring.c: a checked call through the switch, the ring */
 int optinc_ar_switch(struct optinc_comm *c, const struct optinc_call *k);

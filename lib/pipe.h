@@ -34,7 +34,7 @@ struct optinc_phase {
 	__u16 tag;
 	const void *src;
 	void *dst;
-	void *ctx;
+	const void *ctx;
 };
 
 int optinc_pipe_run(struct optinc_comm *c, const struct optinc_phase *p);

@@ -5,12 +5,9 @@
 # (selftests/lib/test_switch): every result right, and the shim's counts
 # show which calls went through the switch and which were left to MPI, by
 # default and under OPTINC_MPI_TYPES / OPTINC_MPI_COMMS. No root.
-#
-# Tests marked [0.3] need liboptinc's 0.3 calls (MAX/MIN, FLOAT64,
-# optinc_iallreduce): until the library has them, the shim leaves those
-# calls to MPI, the results are still right, and exactly these tests fail,
-# saying what the shim left to MPI. The request handling itself is tested
-# now on a stand-in for the non-blocking calls (nb_stub.c). TAP.
+# MPI_Iallreduce goes through liboptinc's optinc_iallreduce (MPI_Wait,
+# MPI_Test, MPI_Waitall beside Isend/Irecv, Waitany, Waitsome,
+# Request_get_status). TAP.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -18,7 +15,6 @@ O=${O:-build}
 case $O in /*) ;; *) O=$top/$O ;; esac
 PROG=$O/selftests/mpi/mpi_shim
 SHIM=$O/lib/liboptinc_mpi.so
-STUB=$O/selftests/mpi/libnbstub.so
 SWITCH=$O/selftests/lib/test_switch
 N=3 ITERS=3 COUNT=10000
 tmp=$(mktemp -d)
@@ -104,7 +100,8 @@ if [ ! -x "$PROG" ] || [ ! -f "$SHIM" ] || [ ! -x "$SWITCH" ] || ! command -v mp
 	echo "not ok 1 - $PROG, $SHIM, $SWITCH and mpirun (openmpi-bin) are there"
 	exit 1
 fi
-echo "1..18"
+PLAN=16
+echo "1..$PLAN"
 I=$((ITERS))
 
 run default blocking LD_PRELOAD="$SHIM"
@@ -139,12 +136,6 @@ else
 		      setup_says f16 "through the optinc switch on .*: float:sum;"'
 fi
 
-run stub nonblock LD_PRELOAD="$STUB $SHIM"
-ok_if "MPI_Iallreduce on a stand-in for optinc_iallreduce: MPI_Wait, MPI_Test, MPI_Waitall beside Isend/Irecv, Waitany, Waitsome, Request_get_status: right" \
-	ranks_pass stub
-ok_if "... 7 of 8 calls per iteration through the switch (double SUM left to MPI)" \
-	counts_are stub 0 0 $((7 * I)) $((1 * I))
-
 run plain blocking
 ok_if "the same program without the shim: right" ranks_pass plain
 ok_if "... and the switch saw nothing" \
@@ -154,23 +145,23 @@ run noswitch_minmax minmax LD_PRELOAD="$SHIM" OPTINC_MPI=0
 ok_if "OPTINC_MPI=0: int MAX/MIN right on MPI, the switch saw no data" \
 	eval 'ranks_pass noswitch_minmax && [ "$(sw_count noswitch_minmax complete)" -eq 0 ]'
 
-# ---- [0.3]: need liboptinc's MAX/MIN, FLOAT64 and optinc_iallreduce
+# ---- MAX/MIN, FLOAT64 and optinc_iallreduce through the switch
 run minmax minmax LD_PRELOAD="$SHIM"
 ok_if "int MAX and MIN with the shim: right" ranks_pass minmax
-ok_if "[0.3] int MAX and MIN (exact) through the switch by default" \
+ok_if "int MAX and MIN (exact) through the switch by default" \
 	counts_are minmax $((2 * I)) 0 0 0
 
 run nonblock nonblock LD_PRELOAD="$SHIM"
 ok_if "MPI_Iallreduce with the shim: right" ranks_pass nonblock
-ok_if "[0.3] MPI_Iallreduce through optinc_iallreduce: 7 of 8 calls per iteration through the switch" \
+ok_if "MPI_Iallreduce through optinc_iallreduce: MPI_Wait, MPI_Test, MPI_Waitall beside Isend/Irecv, Waitany, Waitsome, Request_get_status;: 7 of 8 calls per iteration through the switch" \
 	eval 'setup_says nonblock "through .*; MPI_Iallreduce too" && counts_are nonblock 0 0 $((7 * I)) $((1 * I))'
 
 run types types LD_PRELOAD="$SHIM" OPTINC_MPI_TYPES=float,double,int
 ok_if "OPTINC_MPI_TYPES=float,double,int: double SUM/MAX/MIN, float MAX/MIN, double Iallreduce right (quantized bounds)" \
 	ranks_pass types
-ok_if "[0.3] ... all of them through the switch" \
+ok_if "... all of them through the switch" \
 	eval 'setup_says types "through .*: float:sum float:max float:min double:sum double:max double:min .*int:sum int:max int:min;" &&
 	      counts_are types $((5 * I)) 0 $((1 * I)) 0'
 
 echo "# $((n - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$n" -eq 18 ]
+[ "$failed" -eq 0 ] && [ "$n" -eq "$PLAN" ]
