@@ -101,22 +101,6 @@ run_case() {
 	fi
 }
 
-nothing_left() {
-	local tb left=0
-
-	for tb in "${T_TBS[@]}"; do
-		if ip netns list | grep -q "^$tb-"; then
-			echo "# left: namespaces of $tb: $(ip netns list | grep "^$tb-" | tr '\n' ' ')"
-			left=1
-		fi
-		if pgrep -f -- "--file-prefix $tb " >/dev/null; then
-			echo "# left: $(pgrep -af -- "--file-prefix $tb ")"
-			left=1
-		fi
-	done
-	return $left
-}
-
 [ -x "$CHECK" ] || { tap_plan 1; ok_if "$CHECK is built" false; exit 1; }
 nsizes=$(echo "$SIZES" | wc -w)
 tap_plan $((nsizes * (2 + 3 * (${#CASES[@]} + ${#LOSS_CASES[@]})) + 1))

@@ -15,44 +15,6 @@ require_root
 CHECK=$O/selftests/net/nb_check
 SIZES=${OPTINC_NET_SIZES:-2 4 8}
 T_TMP=$(mktemp -d)
-MGS=()
-
-mg_cleanup() {
-	local mg
-
-	for mg in "${MGS[@]}"; do
-		ip netns del "$mg" 2>/dev/null
-	done
-	tb_cleanup
-}
-trap mg_cleanup EXIT
-
-# A second network for the ring: bridge namespace <tb>-mg, eth1 10.78.0.(i+1).
-mg_up() {
-	local tb=$1 n=$2 mg=$1-mg i
-
-	MGS+=("$mg")
-	ip netns add "$mg" || return 1
-	ip -n "$mg" link add br0 type bridge || return 1
-	ip -n "$mg" link set br0 up
-	for ((i = 0; i < n; i++)); do
-		ip link add "m$i" netns "$mg" type veth peer name eth1 \
-			netns "$tb-h$i" || return 1
-		ip -n "$mg" link set "m$i" master br0 up || return 1
-		ip -n "$tb-h$i" addr add "10.78.0.$((i + 1))/24" dev eth1
-		ip -n "$tb-h$i" link set eth1 up || return 1
-	done
-}
-
-mg_peers() {
-	local n=$1 i p=
-
-	for ((i = 0; i < n; i++)); do
-		p+=${p:+,}10.78.0.$((i + 1))
-	done
-	echo "$p"
-}
-
 
 all_logs() {
 	local dir=$1 n=$2 pat=$3 i
@@ -96,7 +58,7 @@ failover_case() {
 
 	mkdir -p "$dir"
 	OPTINC_TB_RUN_GRACE=30 "$TESTBED" run --tb "$tb" -t 200 -o "$dir" \
-		env OPTINC_PEERS="$(mg_peers "$n")" OPTINC_FAILOVER_MS=1000 \
+		env OPTINC_PEERS="$(ring_net_peers "$n" 10.78.0)" OPTINC_FAILOVER_MS=1000 \
 		OPTINC_TIMEOUT_MS=5000 OPTINC_FAILBACK_CALLS=20 \
 		"$CHECK" -k 16 -s 12 -X "/run/optinc-testbed/$tb/daemon.pid" \
 		>/dev/null 2>&1 &
@@ -128,18 +90,6 @@ fell_back_queued() {
 	all_logs "$1" "$2" "goes through the ring" && [ "${left:-0}" -gt 0 ]
 }
 
-nothing_left() {
-	local tb left=0
-
-	for tb in "${T_TBS[@]}"; do
-		if ip netns list | grep -q "^$tb-"; then
-			echo "# left: namespaces of $tb"
-			left=1
-		fi
-	done
-	return $left
-}
-
 [ -x "$CHECK" ] || { tap_plan 1; ok_if "$CHECK is built" false; exit 1; }
 nsizes=$(echo "$SIZES" | wc -w)
 tap_plan $((nsizes * 16 + 1))
@@ -157,7 +107,7 @@ for n in $SIZES; do
 	done
 	run_case "$tb" "$n" "16 requests from two threads" "$CHECK" -k 16 -T
 	run_case "$tb" "$n" "8 requests on the ring" env OPTINC_ALGO=ring "$CHECK" -k 8
-	ok_if "N=$n: second network for the ring up" mg_up "$tb" "$n"
+	ok_if "N=$n: second network for the ring up" ring_net_up "$tb" "$n" 10.78.0
 	failover_case "$tb" "$n"
 	tb_down "$tb"
 	ip netns del "$tb-mg" 2>/dev/null

@@ -218,10 +218,6 @@ two_jobs_case() {
 		eq "$(leak_count "$tb-h1")" 0 "results to 10.77.0.3 received by server 1"
 }
 
-nothing_left() {
-	! ip netns list | grep -q -E "^($TBA|$TBB)-"
-}
-
 for f in "$RANK" "$INJ"; do
 	[ -x "$f" ] || { tap_plan 1; ok_if "$f is built" false; exit 1; }
 done

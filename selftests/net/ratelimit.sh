@@ -157,10 +157,6 @@ off_case() {
 		"${sent:-none} 0" "bad_token, rate_limited on port 3"
 }
 
-nothing_left() {
-	! ip netns list | grep -q -E "^($TBA|$TBB)-"
-}
-
 for f in "$RANK" "$INJ"; do
 	[ -x "$f" ] || { tap_plan 1; ok_if "$f is built" false; exit 1; }
 done

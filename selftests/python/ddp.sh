@@ -133,18 +133,6 @@ run_overlap() {
 	check_line "$dir" "$n" "N=$n" hook_overlaps
 }
 
-nothing_left() {
-	local tb left=0
-
-	for tb in "${T_TBS[@]}"; do
-		if ip netns list | grep -q "^$tb-"; then
-			echo "# left: namespaces of $tb"
-			left=1
-		fi
-	done
-	return $left
-}
-
 [ -x "$PY" ] && "$PY" -c 'import numpy, torch' 2>/dev/null ||
 	skip_all "needs $PY with numpy and torch (make deps: python3-numpy python3-torch)"
 nsizes=$(echo "$SIZES" | wc -w)

@@ -13,31 +13,7 @@ N=3
 FO_MS=1000
 RANK=$O/selftests/reliability/rel_rank
 TB=$(tb_name rfo)
-MG=$TB-mg
-
-mg_down() {
-	ip netns del "$MG" 2>/dev/null
-	tb_cleanup
-}
-trap mg_down EXIT
-
-# A second network for the ring: bridge namespace $MG, eth1 10.77.1.(i+1).
-mg_up() {
-	local i
-
-	ip netns add "$MG" || return 1
-	ip -n "$MG" link add br0 type bridge || return 1
-	ip -n "$MG" link set br0 up
-	for ((i = 0; i < N; i++)); do
-		ip link add "m$i" netns "$MG" type veth peer name eth1 \
-			netns "$TB-h$i" || return 1
-		ip -n "$MG" link set "m$i" master br0 up || return 1
-		ip -n "$TB-h$i" addr add "10.77.1.$((i + 1))/24" dev eth1
-		ip -n "$TB-h$i" link set eth1 up || return 1
-	done
-}
-
-PEERS=10.77.1.1,10.77.1.2,10.77.1.3
+PEERS=$(ring_net_peers $N 10.77.1)
 SD=/run/optinc-testbed/$TB
 
 daemon_pid() { cat "$SD/daemon.pid"; }
@@ -95,7 +71,7 @@ all_logs() {
 
 tap_plan 11
 T_TMP=$(mktemp -d /tmp/optinc-rel.XXXXXX)
-if ! tb_up "$TB" -n $N --job "id=1,size=$N,bits=8" || ! mg_up; then
+if ! tb_up "$TB" -n $N --job "id=1,size=$N,bits=8" || ! ring_net_up "$TB" $N 10.77.1; then
 	ok_if "testbed and ring network up" false
 	tap_end
 	exit 1
