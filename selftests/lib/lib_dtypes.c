@@ -416,6 +416,34 @@ static void test_nonfinite_error(int ring)
 	       ring ? "ring" : "switch");
 }
 
+/* ---- count 0: every datatype and op returns at once, nothing sent ---- */
+
+static int zero_rank(struct rank_run *r)
+{
+	struct optinc_comm_stats s0 = { .sz = sizeof(s0) }, s1 = s0;
+	int dt, op, bad = 0;
+
+	optinc_comm_get_stats(r->comm, &s0);
+	for (dt = OPTINC_FLOAT32; dt <= OPTINC_FLOAT64; dt++)
+		for (op = OPTINC_SUM; op <= OPTINC_MIN; op++)
+			if (!(dt == OPTINC_INT32 && op == OPTINC_AVG))
+				bad += optinc_allreduce(r->comm, NULL, NULL, 0, dt,
+							op) != 0;
+	optinc_comm_get_stats(r->comm, &s1);
+	return bad || s1.frames_sent != s0.frames_sent || s1.calls != s0.calls + 19;
+}
+
+static void test_count0(int ring)
+{
+	struct rank_run rr[N];
+	struct optinc_opts o;
+
+	dt_opts(&o, sw_addr, 8, ring + 12);
+	tap_ok(!ranks_run(rr, N, &o, zero_rank, NULL),
+	       "%s: count 0 of every datatype and op (NULL buffers): OK at once, no frame sent",
+	       ring ? "ring" : "switch");
+}
+
 /* ---- the ring's AVG near +-FLT_MAX ---- */
 
 static int big_rank(struct rank_run *r)
@@ -447,8 +475,8 @@ static void test_ring_big(void)
 	       worst);
 }
 
-/* types x ops x counts, int32 ops, per path; non-finite; mixed calls; big */
-#define PLAN	(2 * (4 * 4 * 4 + 3) + 2 * NF_CASES + 2 + 2 * 3 + 1)
+/* types x ops x counts, int32 ops, per path; non-finite; count 0; mixed; big */
+#define PLAN	(2 * (4 * 4 * 4 + 3) + 2 * NF_CASES + 2 + 2 + 2 * 3 + 1)
 
 int main(void)
 {
@@ -467,6 +495,8 @@ int main(void)
 	test_nonfinite(1);
 	test_nonfinite_error(0);
 	test_nonfinite_error(1);
+	test_count0(0);
+	test_count0(1);
 	for (k = 0; k < 3; k++) {
 		test_mix(0, k);
 		test_mix(1, k);
