@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # tools/optincctl: optincctl, the datapaths' command line (Debian: libjson-c-dev).
 
-# Objects: daemon (DPDK telemetry), table, kmod (generic netlink, libnl),
+# select.c: the datapath-neutral grammar (-d daemon|kmod) over daemon.c
+# and kmod.c. Objects: daemon (DPDK telemetry), table, kmod (generic netlink, libnl),
 # xdp (bpf/'s loader library with libbpf/libxdp).
 OPTINCCTL_SRCS := tools/optincctl/optincctl.c tools/optincctl/print.c \
 		  tools/optincctl/tel.c tools/optincctl/daemon.c \
 		  tools/optincctl/table.c tools/optincctl/kmod.c \
-		  tools/optincctl/words.c \
+		  tools/optincctl/words.c tools/optincctl/select.c \
 		  tools/optincctl/xdp.c
 OPTINCCTL_LIBS := $(CORE_LIB) $(O)/bpf/liboptinc-bpf.a
 OPTINCCTL_LDLIBS = $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c) \
@@ -31,3 +32,14 @@ $(OPTINCCTL): $(OPTINCCTL_OBJS) $(OPTINCCTL_LIBS)
 
 BINS += $(OPTINCCTL)
 ALL_TARGETS += $(OPTINCCTL)
+
+# The man pages (optincctl.8, optincd.8) and bash completion, with `make install`.
+MANDIR	?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+.PHONY: install-ctl-docs
+install: install-ctl-docs
+install-ctl-docs: all
+	$(Q)install -d $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR)
+	$(Q)install -m 0644 Documentation/man/optincctl.8 Documentation/man/optincd.8 \
+		$(DESTDIR)$(MANDIR)/man8/
+	$(Q)install -m 0644 tools/optincctl/optincctl.bash $(DESTDIR)$(BASHCOMPDIR)/optincctl

@@ -20,19 +20,17 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: optincctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       optincctl help\n"
-		"where  OBJECT := { daemon | table"
-		" | kmod"
-		" | xdp"
-		" }\n"
-		"       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] |\n"
-		"                    --prefix PREFIX | -V[ersion] | -h[elp] }\n"
-		"\n"
-		"       optincctl daemon { show | ports | jobs | job ID }\n"
-		"       optincctl daemon table ID FILE\n"
-		"       optincctl table show FILE\n"
+		"       OPTIONS := { -d DATAPATH | -n NETNS | -j[son] | -p[retty] |\n"
+		"                    -s[tatistics] | --prefix PREFIX | -V[ersion] | -h[elp] }\n"
+		"       OBJECT := { switch | port | job | table | xdp | daemon | kmod }\n\n");
+	optincctl_dp_usage(f);
+	fprintf(f,
 		"       optincctl xdp { attach | detach | show } ...\n"
-		"-s: more counters; --prefix: optincd's DPDK --file-prefix (default rte).\n");
-	fputc('\n', f);
+		"-s: more counters; --prefix: optincd's DPDK --file-prefix (default rte).\n"
+		"\n"
+		"The datapaths' own spellings, kept as aliases:\n"
+		"       optincctl daemon { show | ports | jobs | job ID }\n"
+		"       optincctl daemon table ID FILE\n");
 	optincctl_kmod_usage(f);
 }
 
@@ -67,6 +65,11 @@ static const struct {
 static int do_object(int argc, char **argv)
 {
 	unsigned int i;
+	int ret;
+
+	ret = optincctl_dp_object(argc, argv);
+	if (ret != -ENOENT)
+		return ret;
 
 	for (i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
 		if (optincctl_matches(argv[0], objects[i].name))
@@ -91,6 +94,22 @@ static int parse_opt(int argc, char **argv, int *used)
 		optincctl_opts.pretty = true;
 	} else if (optincctl_matches(o, "-statistics") || !strcmp(o, "-s")) {
 		optincctl_opts.stats++;
+	} else if (!strcmp(argv[0], "-d") || !strcmp(o, "-datapath")) {
+		if (argc < 2) {
+			fprintf(stderr, "optincctl: %s needs daemon[:PREFIX] or "
+				"kmod[:SWITCH]\n", argv[0]);
+			return -EINVAL;
+		}
+		*used = 2;
+		return optincctl_select(argv[1]);
+	} else if (!strcmp(argv[0], "-n") || !strcmp(o, "-netns")) {
+		if (argc < 2) {
+			fprintf(stderr, "optincctl: %s needs a network namespace\n",
+				argv[0]);
+			return -EINVAL;
+		}
+		*used = 2;
+		return optincctl_netns(argv[1]);
 	} else if (!strcmp(o, "-prefix") || !strcmp(o, "-file-prefix") ||
 		   !strcmp(argv[0], "-P")) {
 		if (argc < 2) {

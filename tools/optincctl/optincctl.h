@@ -6,13 +6,22 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <json-c/json.h>
+
+/* The datapath the objects switch, port, job and table load go to (-d). */
+enum optincctl_dp {
+	OPTINCCTL_DP_DAEMON,	/* optincd, through its DPDK telemetry socket */
+	OPTINCCTL_DP_KMOD,	/* optinc.ko, through generic netlink */
+};
 
 struct optincctl_opts {
 	bool json;
 	bool pretty;
 	int stats;		/* how many times -s was given */
 	const char *prefix;	/* optincd's DPDK --file-prefix */
+	enum optincctl_dp dp;	/* -d daemon|kmod */
+	const char *sw;		/* -d kmod:SWITCH, or NULL */
 };
 
 extern struct optincctl_opts optincctl_opts;
@@ -46,5 +55,11 @@ void optincctl_print_text(const char *fmt, ...)
 /* the objects */
 int optincctl_daemon(int argc, char **argv);
 int optincctl_table(int argc, char **argv);
+
+/* select.c: one grammar for both datapaths (-d, -n) */
+int optincctl_select(const char *spec);
+int optincctl_netns(const char *name);
+int optincctl_dp_object(int argc, char **argv);
+void optincctl_dp_usage(FILE *f);
 
 #endif /* OPTINCCTL_H */

@@ -1,0 +1,136 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# optincctl's one grammar (-d daemon|kmod, switch/port/job/table) against
+# a live optincd: every new spelling prints exactly what the datapath's own
+# spelling prints, -n enters a namespace, and each wrong word is named.
+# optinc.ko's side runs in the VM (selftests/kmod/vm-tests.sh). No network:
+# one net_null port.
+# shellcheck source=../net/lib.sh
+. "$(dirname "$0")/../net/lib.sh"
+
+require_root
+D=$O/bin/optincd
+C=$O/bin/optincctl
+P=optinc-ctl-$$
+NS=optinc-ctl-$$
+T_TMP=$(mktemp -d /tmp/optinc-ctl.XXXXXX)
+pid=
+ctl_cleanup() {
+	[ -n "$pid" ] && kill -INT "$pid" 2>/dev/null && wait "$pid"
+	ip netns del "$NS" 2>/dev/null
+	rm -rf "$T_TMP" "/var/run/dpdk/$P"
+}
+trap ctl_cleanup EXIT
+
+# same NAME NEW... -- OLD...: both spellings succeed with the same output
+same() {
+	local name=$1 new=() old a b
+
+	shift
+	while [ "$1" != -- ]; do new+=("$1"); shift; done
+	shift
+	if a=$("$C" "${new[@]}" 2>&1) && b=$("$C" "$@" 2>&1) &&
+	   [ "$a" = "$b" ] && [ -n "$a" ]; then
+		old=0
+	else
+		old=1
+		echo "# $name: new: $a" | head -5
+		echo "# $name: old: $b" | head -5
+	fi
+	ok_if "$name" test $old = 0
+}
+
+# refused NAME TEXT ARGS...: optincctl fails and its error says TEXT
+refused() {
+	local name=$1 want=$2 out rc
+
+	shift 2
+	out=$("$C" "$@" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] && grep -qF -- "$want" <<<"$out"; then
+		rc=0
+	else
+		echo "# $name: exit $rc: $out"
+		rc=1
+	fi
+	ok_if "$name" test $rc = 0
+}
+
+tap_plan 20
+"$D" -l 0 --no-huge -m 64 --no-pci --no-shconf --file-prefix "$P" \
+	--vdev net_null0,no-rx=1 -- --addr 10.77.0.254 \
+	--job id=5,size=4,bits=16,window=8,max-elems=1024 \
+	--job id=6,size=4,table="$SRC_ROOT/models/onn-n4.tbl" >"$T_TMP/d.log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+	"$C" --prefix "$P" daemon show >/dev/null 2>&1 && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+done
+"$C" --prefix "$P" daemon show >/dev/null 2>&1
+ok_if "optincd answers optincctl" test $? = 0
+
+same "job show = daemon jobs" --prefix "$P" job show -- --prefix "$P" daemon jobs
+same "-d daemon:PREFIX job show ID = daemon job ID (JSON)" \
+	-j -d "daemon:$P" job show 6 -- -j --prefix "$P" daemon job 6
+same "port show = daemon ports (JSON)" -j -d "daemon:$P" port show -- \
+	-j --prefix "$P" daemon ports
+# the switch's counters move between two calls: compare what stays
+sw=$("$C" -j -d "daemon:$P" switch show 2>&1)
+ok_if "switch show = daemon show" /usr/bin/python3 -c '
+import json, sys
+s = json.loads(sys.argv[1])
+assert s["addr"] == "10.77.0.254" and s["ports"] == 1 and "unknown_job" in s["drops"]
+' "$sw"
+same "table load ID FILE = daemon table ID FILE" -d "daemon:$P" table load 6 \
+	"$SRC_ROOT/models/onn-n4.tbl" -- --prefix "$P" daemon table 6 \
+	"$SRC_ROOT/models/onn-n4.tbl"
+same "table show FILE needs no datapath" table show "$SRC_ROOT/models/onn-n4.tbl" -- \
+	-d kmod:nosuch table show "$SRC_ROOT/models/onn-n4.tbl"
+
+ip netns add "$NS"
+same "-n NETNS: the daemon's socket is found from another namespace" \
+	-n "$NS" -d "daemon:$P" job show -- --prefix "$P" daemon jobs
+refused "-n names a missing namespace" "-n optinc-none-$$: /run/netns/optinc-none-$$" \
+	-n "optinc-none-$$" job show
+refused "-d names a bad datapath" "-d 'frob': not daemon[:PREFIX] or kmod[:SWITCH]" \
+	-d frob job show
+refused "-d kmod: with an empty switch is named" "empty SWITCH after ':'" \
+	-d kmod: job show
+refused "job add on optincd says its jobs are fixed at start" \
+	"optincd's jobs are fixed when it starts" -d "daemon:$P" job add id 7 size 2
+refused "kmod job del without a switch names -d kmod:SWITCH" \
+	"job del on kmod needs a switch: -d kmod:SWITCH" -d kmod job del 3
+refused "an unknown verb is named" 'Command "frob" is unknown, try "optincctl job help"' \
+	-d "daemon:$P" job frob
+refused "a job id that is not a number is named" 'job "x1": not a job id' \
+	-d "daemon:$P" job show x1
+refused "port add on optincd is refused by name" "port add: optincd's ports" \
+	-d "daemon:$P" port add eth0
+# the man pages: no groff warnings, and they name every option there is
+MAN=$SRC_ROOT/Documentation/man
+out=$(groff -man -ww -z "$MAN/optincctl.8" "$MAN/optincd.8" 2>&1)
+[ -z "$out" ] || echo "# groff: $out"
+ok_if "optincctl.8 and optincd.8 format without warnings" test -z "$out"
+missing=
+for o in $("$D" -- --help 2>&1 | grep -o -- '--[a-z-]*' | sort -u); do
+	sed 's/\\-/-/g' "$MAN/optincd.8" | grep -q -- "$o" || missing="$missing $o"
+done
+for o in $("$C" help 2>&1 | sed -n 's/^ *optincctl \([a-z]*\) .*/\1/p' | sort -u); do
+	sed 's/\\-/-/g' "$MAN/optincctl.8" | grep -q "^\.B.* $o\|^\.B $o" || missing="$missing $o"
+done
+[ -z "$missing" ] || echo "# not in the man pages:$missing"
+ok_if "every option of optincd and object of optincctl is in its man page" test -z "$missing"
+# bash completion, with Debian's bash-completion
+comp() {
+	bash -c '. /usr/share/bash-completion/bash_completion && . "$1" &&
+		COMP_LINE=$2 && COMP_POINT=${#COMP_LINE} &&
+		read -ra COMP_WORDS <<<"$COMP_LINE" && COMP_CWORD=$((${#COMP_WORDS[@]} - 1)) &&
+		_optincctl && echo "${COMPREPLY[*]}"' comp "$SRC_ROOT/tools/optincctl/optincctl.bash" "$1"
+}
+got="$(comp "optincctl -d kmod:s0 jo")|$(comp "optincctl job a")|$(comp "optincctl -d km")|$(comp "optincctl job add ma")"
+[ "$got" = "job|add|kmod kmod:|max-elems" ] || echo "# completion: $got"
+ok_if "bash completion: objects, verbs, datapaths, job keys" test "$got" = "job|add|kmod kmod:|max-elems"
+out=$("$C" job help 2>&1)
+ok_if "job help prints the grammar" grep -q "job add id ID size N" <<<"$out"
+tap_end
