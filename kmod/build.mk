@@ -58,21 +58,17 @@ kmod-clean:
 KMOD_T := $(O)/selftests/kmod
 NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null || echo -I/usr/include/libnl3)
 NL_STATIC_LIBS = $(shell pkg-config --static --libs libnl-genl-3.0 2>/dev/null || echo -lnl-genl-3 -lnl-3 -lpthread)
-KMOD_CTL_OBJS := $(KMOD_T)/octl.o $(O)/tools/optincctl/kmod.o \
-		 $(O)/tools/optincctl/words.o \
-		 $(O)/tools/optincctl/print.o
-KMOD_VM_PROGS := $(KMOD_T)/optincctl-kmod $(KMOD_T)/kmod_rank \
+KMOD_VM_PROGS := $(KMOD_T)/optincctl $(KMOD_T)/kmod_rank \
 		 $(KMOD_T)/kmod_table $(KMOD_T)/nocap $(KMOD_T)/nlfuzz \
 		 $(KMOD_T)/ps_inject
 # liboptinc's allreduce test rank, statically linked (kmod-vm-lib)
 KMOD_LIB_STATIC = $(shell pkg-config --static --libs libxdp libbpf 2>/dev/null)
 
-$(O)/tools/optincctl/kmod.o $(KMOD_T)/octl.o: EXTRA_CFLAGS += $(NL_CFLAGS) \
-	-Itools/optincctl
-
-$(KMOD_T)/optincctl-kmod: $(KMOD_CTL_OBJS) $(CORE_LIB)
+# the optincctl that ships, linked statically
+$(KMOD_T)/optincctl: $(OPTINCCTL_OBJS) $(OPTINCCTL_LIBS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) -static -o $@ $^ $(NL_STATIC_LIBS) -ljson-c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -static -o $@ $^ $(NL_STATIC_LIBS) -ljson-c $(KMOD_LIB_STATIC)
 
 $(KMOD_T)/kmod_rank $(KMOD_T)/kmod_table $(KMOD_T)/nocap $(KMOD_T)/nlfuzz: %: %.o $(CORE_LIB)
 	$(call msg,LD,$@)

@@ -9,7 +9,7 @@
 # fuzzing, leaks. TAP output.
 N=4
 SWIP=10.77.0.254
-CTL=optincctl-kmod
+CTL=optincctl
 TMP=/tmp/t
 mkdir -p $TMP
 n=0
@@ -41,7 +41,12 @@ refuse() {
 # iproute2's ip; busybox would run its own applet for a plain "ip"
 ip() { /usr/local/bin/ip "$@"; }
 h() { local ns=h$1; shift; ip netns exec $ns "$@"; }
-ctl() { $CTL "$@"; }
+# ctl [-j] [-s] ARGS: "optincctl [-j] [-s] kmod ARGS", the module's own words
+ctl() {
+	o=
+	while [ "${1#-}" != "$1" ]; do o="$o $1"; shift; done
+	$CTL $o kmod "$@"
+}
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 
 # ---- testbed: servers h0..h3 (10.77.0.1..4, network namespaces) on ports
@@ -103,7 +108,7 @@ t_load() {
 	check "insmod veth.ko" insmod /lib/modules/veth.ko
 	VMALLOC0=$(meminfo VmallocUsed) PERCPU0=$(meminfo Percpu)
 	check "insmod optinc.ko" insmod /lib/modules/optinc.ko
-	check "generic netlink family answers (no switches)" $CTL show
+	check "generic netlink family answers (no switches)" ctl show
 }
 
 t_netlink() {
@@ -139,10 +144,10 @@ t_netlink() {
 		ctl job set sw0 id 9 size 4 table $TMP/t8.tbl
 	refuse "job del of a missing job" "no job of this id" ctl job del sw0 id 77
 	refuse "unprivileged switch add: EPERM" "Operation not permitted" \
-		nocap $CTL switch add x0 addr 10.1.1.1
+		nocap $CTL kmod switch add x0 addr 10.1.1.1
 	refuse "unprivileged job set: EPERM" "Operation not permitted" \
-		nocap $CTL job set sw0 id 1 size 4
-	check "unprivileged show works" nocap $CTL show
+		nocap $CTL kmod job set sw0 id 1 size 4
+	check "unprivileged show works" nocap $CTL kmod show
 }
 
 t_l2() {
@@ -450,7 +455,7 @@ jobs2() {
 
 t_portsec_jobs() {
 	check "jobs 9 (h2, h3) and 10 (h0, h1)" sh -c \
-		"$CTL job set sw0 id 9 size 2 token 0x99 window 4 && $CTL job set sw0 id 10 size 2 token 0x1010 window 4"
+		"$CTL kmod job set sw0 id 9 size 2 token 0x99 window 4 && $CTL kmod job set sw0 id 10 size 2 token 0x1010 window 4"
 	check "two jobs: clean run" jobs2 ps2c 100
 	f=$(frames_for $TMP/ps2c.9.0 4 100)
 	check "two jobs: clean run of $f chunks (about 4 s)" jobs2 ps2c $f
@@ -525,8 +530,8 @@ rl_run() {
 t_ratelimit() {
 	ctl switch del sw0
 	check "switch sw0 with rate-limit $RL_PPS burst $RL_BURST" sh -c \
-		"$CTL switch add sw0 addr $SWIP mac $SWMAC rate-limit $RL_PPS burst $RL_BURST && for i in 0 1 2 3; do $CTL port add sw0 p\$i || exit 1; done"
-	check "kmod show: the rate limit" sh -c "$CTL show | grep -q 'rate-limit $RL_PPS/s burst $RL_BURST'"
+		"$CTL kmod switch add sw0 addr $SWIP mac $SWMAC rate-limit $RL_PPS burst $RL_BURST && for i in 0 1 2 3; do $CTL kmod port add sw0 p\$i || exit 1; done"
+	check "kmod show: the rate limit" sh -c "$CTL kmod show | grep -q 'rate-limit $RL_PPS/s burst $RL_BURST'"
 	refuse "burst 0 refused" "out of range" ctl switch add sw9 addr 10.77.9.254 rate-limit 10 burst 0
 	check "job 12: 4 ranks, token" ctl job set sw0 id 12 size $N token 0x5ca1e window 4 max-elems 1024
 	check "rate limit: clean run" ranks 12 rlclean -t 0x5ca1e -c 256 -f 100 -w 4
@@ -571,7 +576,7 @@ t_ratelimit() {
 		ok "rate limit: JOINs past the limit get no NACK (NACKs + rate-limited = JOINs sent)" ||
 		nok "rate limit: JOINs past the limit get no NACK"
 	check "switch set sw0 rate-limit 0: shown" sh -c \
-		"$CTL switch set sw0 rate-limit 0 && $CTL show | grep -q 'rate-limit 0/s burst $RL_BURST'"
+		"$CTL kmod switch set sw0 rate-limit 0 && $CTL kmod show | grep -q 'rate-limit 0/s burst $RL_BURST'"
 	b0=$(job_drop 12 bad_token) l0=$(port_rl p3)
 	inj 3 -S $(mac_of 3) -s 10.77.0.4 -p 40000 -k data -j 12 -r 3 -T 0x1 -n 1000 -t 0.5 >$TMP/rloff 2>&1
 	eqv "$(($(job_drop 12 bad_token) - b0)) $(($(port_rl p3) - l0))" "$(sent_of $TMP/rloff) 0" "bad_token, rate-limited on p3" &&
@@ -580,6 +585,43 @@ t_ratelimit() {
 	ctl job del sw0 id 12 >/dev/null
 	ctl switch del sw0
 	check "switch sw0 again (default rate limit)" sw_up
+}
+
+# same DESC "NEW ARGS" "OLD ARGS": optincctl prints the same for both
+same() {
+	if a=$($CTL $2 2>&1) && b=$($CTL $3 2>&1) && [ -n "$a" ] && [ "$a" = "$b" ]; then
+		ok "$1"
+	else
+		nok "$1"
+		echo "$a" | head -5 | sed 's/^/# new: /'
+		echo "$b" | head -5 | sed 's/^/# old: /'
+	fi
+}
+
+# optincctl's one grammar (-d kmod:SWITCH, -n NETNS) on the module
+t_ctl() {
+	check "-d kmod:sw0 job add id 77 size 4 token 9" \
+		$CTL -d kmod:sw0 job add id 77 size 4 token 9
+	check "the added job is there: size 4, exact" \
+		sh -c "$CTL kmod job show sw0 id 77 | grep -q 'size 4 bits 8 mode exact'"
+	same "-d kmod:sw0 job show = kmod jobs sw0" "-j -d kmod:sw0 job show" "-j kmod jobs sw0"
+	same "-d kmod:sw0 job show 77 = kmod job show sw0 id 77" \
+		"-d kmod:sw0 job show 77" "kmod job show sw0 id 77"
+	same "-d kmod switch show = kmod show" "-d kmod switch show" "kmod show"
+	check "-d kmod:sw0 table load 77 FILE, then job add ... mode onn: the job runs the table" \
+		sh -c "$CTL -d kmod:sw0 table load 77 /tests/models/onn-n4.tbl &&
+		       $CTL -d kmod:sw0 job add id 77 size 4 mode onn &&
+		       $CTL kmod job show sw0 id 77 | grep 'mode onn' && $CTL kmod job show sw0 id 77 | grep 'table N 4'"
+	check "-d kmod:sw0 job del 77" $CTL -d kmod:sw0 job del 77
+	refuse "the deleted job is gone" "no job" ctl job show sw0 id 77
+	refuse "-d kmod job del without a switch names -d kmod:SWITCH" \
+		"needs a switch: -d kmod:SWITCH" $CTL -d kmod job del 77
+	check "-n NETNS: a switch made in another namespace" sh -c \
+		"/usr/local/bin/ip netns add ctlns && $CTL -n ctlns -d kmod:nsw switch add addr 10.9.9.9"
+	check "-n NETNS shows it there, and not here" sh -c \
+		"$CTL -n ctlns -d kmod switch show | grep -q nsw && ! $CTL -d kmod switch show | grep -q nsw"
+	check "-n NETNS: switch del" sh -c \
+		"$CTL -n ctlns -d kmod:nsw switch del && /usr/local/bin/ip netns del ctlns"
 }
 
 t_unload_traffic() {
@@ -670,16 +712,9 @@ t_dmesg() {
 t_load
 check "testbed: 4 servers in network namespaces" tb_up
 check "switch sw0 with ports p0..p3" sw_up
-# run-vm's OPTINC_VM_ONLY=portsec: just these (while working on them)
-if [ "${optinc_only:-}" = portsec ]; then
-	t_portsec
-	t_dmesg
-	echo "1..$n"
-	[ $fails -eq 0 ]
-	exit
-fi
-if [ "${optinc_only:-}" = ratelimit ]; then
-	t_ratelimit
+# run-vm's OPTINC_VM_ONLY=NAME: just t_NAME (while working on it)
+if [ -n "${optinc_only:-}" ]; then
+	t_$optinc_only
 	t_dmesg
 	echo "1..$n"
 	[ $fails -eq 0 ]
@@ -696,6 +731,7 @@ t_optincd
 t_junk
 t_portsec
 t_ratelimit
+t_ctl
 check "show" ctl show
 check "ports" ctl ports
 check "jobs" ctl -j jobs
