@@ -1,258 +1,36 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * Jobs: their table (set up once at start), truth tables of onn jobs
- * (loaded at start or installed while running), and
- * the aggregation datapath: an OptINC frame to the switch goes through the
- * core's slot state machine, and what it decides is sent (results to every
- * member, JOIN_ACKs, NACKs).
+ * The aggregation datapath: an OptINC frame to the switch goes through
+ * port security and the core's slot state machine, and what they decide is
+ * sent (results to every member, JOIN_ACKs, NACKs). The jobs are job.c's,
+ * their truth tables table.c's.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <sys/stat.h>
-#include <rte_byteorder.h>
-#include <rte_malloc.h>
+#include <rte_cycles.h>
 #include "optincd.h"
 
-static struct optinc_agg_job *agg_jobs;
-static unsigned int agg_nb_jobs;
 static const struct optinc_conf *agg_conf;
 /* --rate-limit in TSC ticks, set once at init */
 static struct optinc_rl_conf agg_rl;
-/* Some job has a pending table: the lcore's cheap test each round. */
-static bool agg_pending_any;
 
-static int agg_read_file(const char *path, void **buf, size_t *len)
+/* The switch's address and the rate limit, before any job (job.c). */
+int optinc_agg_dp_init(const struct optinc_conf *c)
 {
-	struct stat st;
-	FILE *f = fopen(path, "rb");
-	int ret = 0;
-
-	if (!f)
-		return -errno;
-	if (fstat(fileno(f), &st)) {
-		ret = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = -EINVAL;
-		goto out;
-	}
-	*len = (size_t)st.st_size;
-	*buf = malloc(*len ? *len : 1);
-	if (!*buf)
-		ret = -ENOMEM;
-	else if (fread(*buf, 1, *len, f) != *len)
-		ret = -EIO;
-	if (ret) {
-		free(*buf);
-		*buf = NULL;
-	}
-out:
-	fclose(f);
-	return ret;
-}
-
-static void agg_table_free(struct optinc_agg_table *t)
-{
-	if (!t)
-		return;
-	free(t->buf);
-	free(t->path);
-	free(t);
-}
-
-static int agg_table_check(const struct optinc_agg_job *j,
-			   struct optinc_agg_table *t, size_t len,
-			   char *why, size_t why_len)
-{
-	const struct optinc_table_file_hdr *h = t->buf;
-	const char *msg = NULL;
-
-	if (optinc_table_parse(t->buf, len, &t->t, &msg)) {
-		snprintf(why, why_len, "%s", msg);
-		return -EINVAL;
-	}
-	if (t->t.members != j->conf.size || t->t.bits != j->conf.bits) {
-		snprintf(why, why_len, "made for N=%u B=%u, the job has "
-			 "size=%u bits=%u", t->t.members, t->t.bits,
-			 j->conf.size, j->conf.bits);
-		return -EINVAL;
-	}
-	/* a second level (fanin=N1) looks up cascade tables, and only it */
-	if (t->t.fanin != j->conf.fanin) {
-		if (t->t.fanin)
-			snprintf(why, why_len, "a cascade table (fan-in %u): "
-				 "the job needs fanin=%u", t->t.fanin,
-				 t->t.fanin);
-		else
-			snprintf(why, why_len, "a one-level table: the job "
-				 "(fanin=%u) needs a cascade table (version 2) "
-				 "of fan-in %u", j->conf.fanin, j->conf.fanin);
-		return -EINVAL;
-	}
-	t->wrong = rte_le_to_cpu_32(h->wrong);
-	return 0;
-}
-
-/*
- * Load and check a truth table for @j: the core's checks of the file, then
- * N and B against the job. @why gets the problem.
- */
-static int agg_table_load(const struct optinc_agg_job *j, const char *path,
-			  struct optinc_agg_table **out, char *why,
-			  size_t why_len)
-{
-	struct optinc_agg_table *t = calloc(1, sizeof(*t));
-	size_t len = 0;
-	int ret;
-
-	if (!t || !(t->path = strdup(path))) {
-		snprintf(why, why_len, "out of memory");
-		ret = -ENOMEM;
-	} else {
-		ret = agg_read_file(path, &t->buf, &len);
-		snprintf(why, why_len, "%s", ret == -EINVAL ?
-			 "not a regular file" : strerror(-ret));
-	}
-	if (!ret)
-		ret = agg_table_check(j, t, len, why, why_len);
-	if (ret) {
-		agg_table_free(t);
-		return ret;
-	}
-	*out = t;
-	return 0;
-}
-
-/* A job's configured table at start; a bad one leaves the job unserved. */
-static void agg_job_table(struct optinc_agg_job *j)
-{
-	struct optinc_agg_table *t;
-	char why[160];
-	int ret;
-
-	ret = agg_table_load(j, j->conf.table, &t, why, sizeof(why));
-	if (ret) {
-		fprintf(stderr, "optincd: job %u: table '%s': %s; the job is not "
-			"served until a good table is installed\n", j->conf.id,
-			j->conf.table, why);
-		j->served = false;
-		return;
-	}
-	j->table = t;
-	j->core.table = &t->t;
-	j->core.mode = OPTINC_MODE_ONN;
-}
-
-static int agg_job_init(struct optinc_agg_job *j, const struct optinc_job_conf *jc)
-{
-	uint64_t len = optinc_job_mem(jc->window, jc->max_elems);
-	int ret;
-
-	j->conf = *jc;
-	j->core.id = jc->id;
-	j->core.size = jc->size;
-	j->core.token = jc->token;
-	j->core.window = jc->window;
-	j->core.max_elems = jc->max_elems;
-	j->core.mode = OPTINC_MODE_EXACT;
-	j->served = true;
-	optinc_bind_init(&j->bind);
-	if (jc->table)
-		agg_job_table(j);
-	j->mem = rte_zmalloc("optinc_job", len, RTE_CACHE_LINE_SIZE);
-	if (!j->mem) {
-		fprintf(stderr, "optincd: job %u: cannot allocate %" PRIu64
-			" bytes for %u slots of %u elements (raise EAL -m?)\n",
-			jc->id, len, 2u * jc->window, jc->max_elems);
-		return -ENOMEM;
-	}
-	ret = optinc_job_init(&j->core, j->mem, len);
-	if (ret)
-		fprintf(stderr, "optincd: job %u: core refused the job shape\n",
-			jc->id);
-	return ret;
-}
-
-/**
- * optinc_agg_init() - set up every configured job
- * @c: configuration; kept for the switch's own address
- *
- * A job whose truth table is bad (unreadable, truncated, wrong version,
- * another N or B) is reported and left unserved: its frames are treated
- * as those of an unknown job until a good table is installed, and every
- * other job runs. No memory for a job's slots stops the start.
- *
- * Return: 0, or a negative errno (reported).
- */
-int optinc_agg_init(const struct optinc_conf *c)
-{
-	unsigned int i;
 	int ret;
 
 	agg_conf = c;
 	ret = optinc_rl_conf_set(&agg_rl, c->rl_pps, c->rl_burst,
 				 rte_get_tsc_hz());
-	if (ret) {
+	if (ret)
 		fprintf(stderr, "optincd: --rate-limit %u,%u: %s\n", c->rl_pps,
 			c->rl_burst, strerror(-ret));
-		return ret;
-	}
-	if (!c->nb_jobs)
-		return 0;
-	agg_jobs = rte_zmalloc("optinc_jobs", c->nb_jobs * sizeof(*agg_jobs),
-			       RTE_CACHE_LINE_SIZE);
-	if (!agg_jobs) {
-		fprintf(stderr, "optincd: cannot allocate the job table\n");
-		return -ENOMEM;
-	}
-	for (i = 0; i < c->nb_jobs; i++) {
-		agg_nb_jobs = i + 1;
-		ret = agg_job_init(&agg_jobs[i], &c->jobs[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return ret;
 }
 
-void optinc_agg_free(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < agg_nb_jobs; i++) {
-		rte_free(agg_jobs[i].mem);
-		agg_table_free(agg_jobs[i].table);
-		agg_table_free(agg_jobs[i].pending);
-		agg_table_free(agg_jobs[i].retired);
-	}
-	rte_free(agg_jobs);
-	agg_jobs = NULL;
-	agg_nb_jobs = 0;
-}
-
-unsigned int optinc_agg_count(void)
-{
-	return agg_nb_jobs;
-}
-
-struct optinc_agg_job *optinc_agg_at(unsigned int i)
-{
-	return i < agg_nb_jobs ? &agg_jobs[i] : NULL;
-}
-
-struct optinc_agg_job *optinc_agg_find(uint16_t id)
-{
-	unsigned int i;
-
-	for (i = 0; i < agg_nb_jobs; i++)
-		if (agg_jobs[i].core.id == id)
-			return &agg_jobs[i];
-	return NULL;
-}
 
 /*
  * Where a member's frames go: its bound port (every member that joined is
@@ -544,7 +322,7 @@ void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
 	}
 	/* the job id is known once the header parsed past its type */
 	if (msg.job)
-		j = optinc_agg_find(msg.job);
+		j = optinc_agg_live_find(msg.job);
 	if (j)
 		agg_count_in(j, &msg, rte_pktmbuf_pkt_len(m));
 	if (unlikely(spoofed) && (why != OPTINC_DROP_NONE || !j ||
@@ -564,113 +342,6 @@ void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
 	}
 out_free:
 	rte_pktmbuf_free(m);
-}
-
-/**
- * optinc_agg_sync() - let installed tables take effect; lcore only
- *
- * Called between frames, once per poll round. A job's new table and onn
- * mode apply from the next frame on. Slots keep the reduction kind they
- * started with (the core folds and finishes with the slot's kind), and
- * every onn slot of a job accumulates P's sums, which do not depend on the
- * table, so a slot in flight finishes whole with the table in use at its
- * last contribution: no slot mixes two tables or two modes.
- */
-void optinc_agg_sync(void)
-{
-	struct optinc_agg_table *t;
-	unsigned int i;
-
-	if (likely(!__atomic_load_n(&agg_pending_any, __ATOMIC_ACQUIRE)))
-		return;
-	__atomic_store_n(&agg_pending_any, false, __ATOMIC_RELAXED);
-	for (i = 0; i < agg_nb_jobs; i++) {
-		struct optinc_agg_job *j = &agg_jobs[i];
-
-		t = __atomic_exchange_n(&j->pending, NULL, __ATOMIC_ACQ_REL);
-		if (!t)
-			continue;
-		j->retired = j->table;
-		j->core.table = &t->t;
-		j->core.mode = OPTINC_MODE_ONN;
-		__atomic_store_n(&j->served, true, __ATOMIC_RELAXED);
-		__atomic_store_n(&j->table, t, __ATOMIC_RELEASE);
-	}
-}
-
-/* Wait up to @ms for the lcore to put @t in use. */
-static bool agg_wait_applied(struct optinc_agg_job *j,
-			     const struct optinc_agg_table *t, unsigned int ms)
-{
-	const struct timespec step = { .tv_nsec = 1000000 };
-
-	while (ms--) {
-		if (__atomic_load_n(&j->table, __ATOMIC_ACQUIRE) == t)
-			return true;
-		nanosleep(&step, NULL);
-	}
-	return __atomic_load_n(&j->table, __ATOMIC_ACQUIRE) == t;
-}
-
-/* Give @t to the lcore and wait until it is in use. */
-static int agg_hand_over(struct optinc_agg_job *j, struct optinc_agg_table *t,
-			 char *why, size_t why_len)
-{
-	__atomic_store_n(&j->pending, t, __ATOMIC_RELEASE);
-	__atomic_store_n(&agg_pending_any, true, __ATOMIC_RELEASE);
-	if (!agg_wait_applied(j, t, 2000) &&
-	    __atomic_exchange_n(&j->pending, NULL, __ATOMIC_ACQ_REL) == t) {
-		snprintf(why, why_len, "the datapath did not take it within "
-			 "2 s (is optincd stopping?)");
-		agg_table_free(t);
-		return -ETIMEDOUT;
-	}
-	/* taken: the lcore stores j->table right after the exchange */
-	agg_wait_applied(j, t, 1000);
-	agg_table_free(__atomic_exchange_n(&j->retired, NULL, __ATOMIC_ACQUIRE));
-	return 0;
-}
-
-/**
- * optinc_agg_table_install() - install or replace a job's truth table
- * @j:       the job
- * @path:    the table file, as optincd's working directory sees it
- * @why:     set to the problem when refused
- * @why_len: size of @why
- *
- * Runs on a control thread (telemetry), one call at a time. The file gets
- * the same checks as at start; a bad one leaves the job as it was. A good
- * one makes the job an onn job from the lcore's next poll round on (see
- * optinc_agg_sync()); a job refused at start for its table is served from
- * then on. A job started with mode=exact is the reference and takes none.
- *
- * Return: 0, or a negative errno with @why set (and logged with the job
- * and the file).
- */
-int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
-			     char *why, size_t why_len)
-{
-	struct optinc_agg_table *t;
-	int ret;
-
-	if (j->conf.mode_set && j->conf.mode == OPTINC_MODE_EXACT) {
-		snprintf(why, why_len, "the job was started with mode=exact "
-			 "and takes no table");
-		ret = -EPERM;
-	} else {
-		ret = agg_table_load(j, path, &t, why, why_len);
-		if (!ret)
-			ret = agg_hand_over(j, t, why, why_len);
-	}
-	if (ret) {
-		fprintf(stderr, "optincd: job %u: table '%s': %s; the job keeps "
-			"its mode and table\n", j->conf.id, path, why);
-		return ret;
-	}
-	printf("optincd: job %u: table '%s' installed (%u wrong entries), "
-	       "mode onn\n", j->conf.id, path, t->wrong);
-	fflush(stdout);
-	return 0;
 }
 
 /* For uplink.c: building, sending and answering as this file does. */

@@ -68,6 +68,8 @@ void optinc_opts_defaults(struct optinc_conf *c);
 int optinc_opts_parse(struct optinc_conf *c, int argc, char **argv);
 void optinc_opts_usage(const char *prog);
 void optinc_opts_free(struct optinc_conf *c);
+int optinc_opts_job_spec(const char *spec, struct optinc_job_conf *j,
+			 char *why, size_t why_len);
 
 /* eal_args.c */
 int optinc_eal_args(int argc, char **argv, char ***out);
@@ -132,7 +134,9 @@ struct optinc_agg_table {
 /*
  * @table, @served and core.mode/core.table are written by the lcore only
  * (after start); an install hands its table over in @pending and frees
- * what the lcore leaves in @retired (agg.c, optinc_agg_table_install()).
+ * what the lcore leaves in @retired (table.c, optinc_agg_table_install()).
+ * @in_use is the control plane's (telemetry lock), @op a hand-over to the
+ * lcore (job.c).
  */
 struct optinc_agg_job {
 	struct optinc_job core;
@@ -144,20 +148,41 @@ struct optinc_agg_job {
 	void *mem;
 	struct optinc_bind bind;	/* members' MAC, IP, UDP and switch port */
 	struct optinc_job_stats stats;
+	bool in_use;		/* the job exists (control plane) */
+	/* last, and kept when an entry is freed: the lcore reads them */
+	uint8_t op;		/* waiting for the lcore: job.c's JOB_OP_* */
+	uint16_t slot;		/* index in the job table */
 };
 
+/* job.c: the job table, jobs at start and added or removed at run time */
 int optinc_agg_init(const struct optinc_conf *c);
 void optinc_agg_free(void);
 unsigned int optinc_agg_count(void);
 struct optinc_agg_job *optinc_agg_at(unsigned int i);
 struct optinc_agg_job *optinc_agg_find(uint16_t id);
+struct optinc_agg_job *optinc_agg_live_find(uint16_t id);
+struct optinc_agg_job *optinc_agg_job_add(const char *spec, char *why,
+					  size_t why_len);
+int optinc_agg_job_del(uint16_t id, char *why, size_t why_len);
+void optinc_agg_sync(void);
+void optinc_agg_kick(void);
+
+/* table.c: truth tables */
+int optinc_agg_table_load(const struct optinc_agg_job *j, const char *path,
+			  struct optinc_agg_table **out, char *why,
+			  size_t why_len);
+void optinc_agg_table_free(struct optinc_agg_table *t);
+int optinc_agg_job_table(struct optinc_agg_job *j, char *why, size_t why_len);
+void optinc_agg_table_take(struct optinc_agg_job *j);
+int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
+			     char *why, size_t why_len);
+
+/* agg.c: the aggregation datapath */
+int optinc_agg_dp_init(const struct optinc_conf *c);
 void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
 		      const struct optinc_l2l4 *l, uint64_t now, bool spoofed);
 uint16_t optinc_agg_member_port(const struct optinc_agg_job *j, uint16_t rank,
 				uint64_t now);
-void optinc_agg_sync(void);
-int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
-			     char *why, size_t why_len);
 
 struct rte_mbuf *optinc_agg_alloc(struct optinc_agg_job *j, uint16_t port,
 				  uint8_t **buf, uint32_t *room);
@@ -169,6 +194,9 @@ void optinc_agg_send_all(struct optinc_agg_job *j, const struct optinc_slot *s,
 /* uplink.c: cascading, a job's first-level side (Documentation/scale.md) */
 int optinc_uplink_parse(struct optinc_job_conf *j, const char *val);
 int optinc_uplink_init(const struct optinc_conf *c);
+int optinc_uplink_setup(struct optinc_agg_job *j, char *why, size_t why_len);
+void optinc_uplink_attach(struct optinc_agg_job *j);
+void optinc_uplink_detach(struct optinc_agg_job *j);
 bool optinc_uplink_input(const struct optinc_msg *msg,
 			 const struct optinc_l2l4 *l, uint16_t port,
 			 uint64_t now);

@@ -17,11 +17,14 @@ struct opts_def {
 
 /* "FILE:LINE: " while a config file is read, so errors say where. */
 static char opts_where[512];
+/* The last error, for a caller that answers with it (optinc_opts_job_spec()). */
+static char opts_last[1024];
 
 static int opts_err(const char *name, const char *val, const char *why)
 {
-	fprintf(stderr, "optincd: %s--%s '%s': %s\n", opts_where, name, val,
-		why);
+	snprintf(opts_last, sizeof(opts_last), "%.300s--%.40s '%.300s': %.300s",
+		 opts_where, name, val, why);
+	fprintf(stderr, "optincd: %s\n", opts_last);
 	return -EINVAL;
 }
 
@@ -216,12 +219,10 @@ static int opts_job_key(struct optinc_job_conf *j, char *kv, bool *mode_set,
 	return opts_job_num(j, kv, val, spec);
 }
 
-/* The job as a whole: required keys, mode and table, unique id. */
-static int opts_job_check(struct optinc_conf *c, struct optinc_job_conf *j,
-			  bool mode_set, const char *spec)
+/* The job as a whole: required keys, mode and table. */
+static int opts_job_shape(struct optinc_job_conf *j, bool mode_set,
+			  const char *spec)
 {
-	unsigned int i;
-
 	if (!j->id)
 		return opts_err("job", spec, "id= is required");
 	if (!j->size)
@@ -235,38 +236,78 @@ static int opts_job_check(struct optinc_conf *c, struct optinc_job_conf *j,
 		return opts_err("job", spec, "table= is only used with mode=onn");
 	if (j->mode == OPTINC_MODE_ONN && j->bits != 8)
 		return opts_err("job", spec, "mode=onn needs bits=8");
-	for (i = 0; i < c->nb_jobs; i++)
-		if (c->jobs[i].id == j->id)
-			return opts_err("job", spec, "a job with this id exists");
-	if (c->nb_jobs == OPTINC_MAX_JOBS)
-		return opts_err("job", spec, "too many jobs");
 	return 0;
 }
 
-static int opts_job(struct optinc_conf *c, const char *name, const char *val)
+/* A job spec "key=value,..." into @j, checked as a whole; @name for errors. */
+static int opts_job_parse(struct optinc_job_conf *j, const char *name,
+			  const char *val)
 {
-	struct optinc_job_conf j = {
-		.bits = 8, .mode = OPTINC_MODE_EXACT,
-		.window = OPTINC_DEF_WINDOW, .max_elems = OPTINC_DEF_MAX_ELEMS,
-	};
 	char *copy = strdup(val), *tok, *save = NULL;
 	bool mode_set = false;
 	int ret = 0;
 
+	*j = (struct optinc_job_conf){
+		.bits = 8, .mode = OPTINC_MODE_EXACT,
+		.window = OPTINC_DEF_WINDOW, .max_elems = OPTINC_DEF_MAX_ELEMS,
+	};
 	if (!copy)
 		return opts_err(name, val, "out of memory");
 	for (tok = strtok_r(copy, ",", &save); tok && !ret;
 	     tok = strtok_r(NULL, ",", &save))
-		ret = opts_job_key(&j, tok, &mode_set, val);
+		ret = opts_job_key(j, tok, &mode_set, val);
 	free(copy);
 	if (!ret)
-		ret = opts_job_check(c, &j, mode_set, val);
+		ret = opts_job_shape(j, mode_set, val);
+	if (ret) {
+		free(j->table);
+		j->table = NULL;
+	}
+	return ret;
+}
+
+static int opts_job(struct optinc_conf *c, const char *name, const char *val)
+{
+	struct optinc_job_conf j;
+	unsigned int i;
+	int ret;
+
+	ret = opts_job_parse(&j, name, val);
+	for (i = 0; !ret && i < c->nb_jobs; i++)
+		if (c->jobs[i].id == j.id)
+			ret = opts_err("job", val, "a job with this id exists");
+	if (!ret && c->nb_jobs == OPTINC_MAX_JOBS)
+		ret = opts_err("job", val, "too many jobs");
 	if (ret) {
 		free(j.table);
 		return ret;
 	}
 	c->jobs[c->nb_jobs++] = j;
 	return 0;
+}
+
+/**
+ * optinc_opts_job_spec() - a job spec given while optincd runs
+ * @spec:    "key=value,...", as --job takes it
+ * @j:       filled; j->table is allocated (the caller frees it)
+ * @why:     set to the problem, as --job would print it
+ * @why_len: size of @why
+ *
+ * The same parser and checks as --job at start; that the id is new is the
+ * job table's to check. Runs on a control thread, one call at a time.
+ *
+ * Return: 0, or -EINVAL with @why set.
+ */
+int optinc_opts_job_spec(const char *spec, struct optinc_job_conf *j,
+			 char *why, size_t why_len)
+{
+	int ret;
+
+	opts_where[0] = '\0';
+	ret = opts_job_parse(j, "job", spec);
+	if (ret)
+		snprintf(why, why_len, "%s", opts_last);
+	return ret;
 }
 
 static int opts_config(struct optinc_conf *c, const char *name,

@@ -351,6 +351,49 @@ static int tlm_table(struct rte_tel_data *d, const char *params)
 	return 0;
 }
 
+/*
+ * /optinc/job_add,SPEC: add a job (SPEC as --job takes it). The answer is a
+ * dict with "added" 1 and the job's id, or "added" 0 and "error".
+ */
+static int tlm_job_add(struct rte_tel_data *d, const char *params)
+{
+	char why[RTE_TEL_MAX_STRING_LEN];
+	struct optinc_agg_job *j;
+
+	if (!params || !*params)
+		return -EINVAL;
+	j = optinc_agg_job_add(params, why, sizeof(why));
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "added", j != NULL);
+	if (j)
+		rte_tel_data_add_dict_u64(d, "id", j->conf.id);
+	else
+		rte_tel_data_add_dict_string(d, "error", why);
+	return 0;
+}
+
+/* /optinc/job_del,ID: remove a job; "removed" 1, or 0 and "error". */
+static int tlm_job_del(struct rte_tel_data *d, const char *params)
+{
+	char why[RTE_TEL_MAX_STRING_LEN];
+	unsigned long id;
+	char *end;
+	int ret;
+
+	if (!params || !isdigit((unsigned char)*params))
+		return -EINVAL;
+	id = strtoul(params, &end, 10);
+	if (*end || id == 0 || id > 65535)
+		return -EINVAL;
+	ret = optinc_agg_job_del((uint16_t)id, why, sizeof(why));
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "id", id);
+	rte_tel_data_add_dict_u64(d, "removed", !ret);
+	if (ret)
+		rte_tel_data_add_dict_string(d, "error", why);
+	return 0;
+}
+
 /* Every command goes through here: one lock, one stopped check. */
 static int tlm_cmd(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -368,6 +411,10 @@ static int tlm_cmd(const char *cmd, const char *params, struct rte_tel_data *d)
 		ret = tlm_jobs(d);
 	} else if (!strcmp(cmd, "/optinc/table")) {
 		ret = tlm_table(d, params);
+	} else if (!strcmp(cmd, "/optinc/job_add")) {
+		ret = tlm_job_add(d, params);
+	} else if (!strcmp(cmd, "/optinc/job_del")) {
+		ret = tlm_job_del(d, params);
 	} else if ((j = tlm_job_param(params, NULL))) {
 		ret = !strcmp(cmd, "/optinc/job") ? tlm_job_detail(d, j) :
 		      tlm_members(d, j);
@@ -386,6 +433,8 @@ static const struct {
 	{ "/optinc/job", "A job's shape and counters, drops by reason. Parameters: job id" },
 	{ "/optinc/members", "A job's members and their counters, keyed by rank. Parameters: job id" },
 	{ "/optinc/table", "Install a job's truth table (onn mode). Parameters: job id, file" },
+	{ "/optinc/job_add", "Add a job while running. Parameters: a --job spec, key=value,..." },
+	{ "/optinc/job_del", "Remove a job while running. Parameters: job id" },
 };
 
 /**

@@ -36,8 +36,14 @@ struct uplink {
 	uint64_t arp_tsc;	/* last ARP request */
 };
 
+/*
+ * One per job table entry (j->slot). @j is set by the lcore when the job
+ * goes live (optinc_uplink_attach()) and cleared when it goes; the lcore
+ * looks only at entries with @j set, so a control thread may build an
+ * entry while the lcore runs.
+ */
 static struct uplink uplinks[OPTINC_MAX_JOBS];
-static unsigned int nb_uplinks;
+static unsigned int nb_uplinks;		/* live ones: the lcore's cheap test */
 static const struct optinc_conf *up_conf;
 
 /* "IPV4[:UDP]" of a job's up= key. */
@@ -77,19 +83,26 @@ static uint16_t uplink_max_elems(void)
 	return (uint16_t)(room / 4);
 }
 
-static int uplink_setup(struct optinc_agg_job *j)
+/**
+ * optinc_uplink_setup() - build @j's uplink (a job with up=); not live yet
+ * @j:       a first-level job, not yet seen by the lcore
+ * @why:     set to the problem when refused
+ * @why_len: size of @why
+ *
+ * Return: 0, or -EINVAL with @why set.
+ */
+int optinc_uplink_setup(struct optinc_agg_job *j, char *why, size_t why_len)
 {
-	struct uplink *u = &uplinks[nb_uplinks];
+	struct uplink *u = &uplinks[j->slot];
 	const struct optinc_job_conf *jc = &j->conf;
 	uint16_t max = uplink_max_elems();
 	char ip[INET_ADDRSTRLEN];
 
 	if (!jc->up_job) {
-		fprintf(stderr, "optincd: job %u: up= needs up-job=\n", jc->id);
+		snprintf(why, why_len, "up= needs up-job=");
 		return -EINVAL;
 	}
 	memset(u, 0, sizeof(*u));
-	u->j = j;
 	u->core.sw.ip = jc->up_ip;
 	u->core.sw.port = htons(jc->up_port);
 	u->core.self = up_conf->sw;
@@ -106,49 +119,69 @@ static int uplink_setup(struct optinc_agg_job *j)
 	inet_ntop(AF_INET, &jc->up_ip, ip, sizeof(ip));
 	printf("optincd: job %u: uplink to %s:%u, job %u rank %u\n", jc->id,
 	       ip, jc->up_port, jc->up_job, jc->up_rank);
-	nb_uplinks++;
 	return 0;
 }
 
+/* @j's uplink goes live with it; lcore only (or before it runs). */
+void optinc_uplink_attach(struct optinc_agg_job *j)
+{
+	struct uplink *u = &uplinks[j->slot];
+
+	if (!j->core.up || u->j)
+		return;
+	__atomic_store_n(&u->j, j, __ATOMIC_RELEASE);
+	nb_uplinks++;
+}
+
+/* @j is removed: the lcore stops looking at its uplink. */
+void optinc_uplink_detach(struct optinc_agg_job *j)
+{
+	struct uplink *u = &uplinks[j->slot];
+
+	if (u->j != j)
+		return;
+	__atomic_store_n(&u->j, NULL, __ATOMIC_RELEASE);
+	nb_uplinks--;
+}
+
 /**
- * optinc_uplink_init() - give jobs their cascade roles
+ * optinc_uplink_init() - give the jobs of the start their cascade roles
  * @c: configuration (our address, the MTU); kept
  *
- * After optinc_agg_init(): a job with fanin= takes CAVG frames (second
- * level), a job with up= sends its complete slots up (first level).
+ * After optinc_agg_init(): a job with up= sends its complete slots up
+ * (first level); a job with fanin= (second level) takes CAVG frames, which
+ * job.c sets up. Jobs added later call optinc_uplink_setup() themselves.
  *
  * Return: 0, or -EINVAL (reported).
  */
 int optinc_uplink_init(const struct optinc_conf *c)
 {
 	struct optinc_agg_job *j;
+	char why[64];
 	unsigned int i;
 	int ret;
 
 	up_conf = c;
-	nb_uplinks = 0;
 	for (i = 0; (j = optinc_agg_at(i)); i++) {
-		j->core.fanin = j->conf.fanin;
 		if (!j->conf.up_ip)
 			continue;
-		ret = uplink_setup(j);
-		if (ret)
+		ret = optinc_uplink_setup(j, why, sizeof(why));
+		if (ret) {
+			fprintf(stderr, "optincd: job %u: %s\n", j->conf.id, why);
 			return ret;
+		}
+		optinc_uplink_attach(j);
 	}
 	return 0;
 }
 
 static struct uplink *uplink_of(const struct optinc_agg_job *j)
 {
-	unsigned int i;
+	struct uplink *u = &uplinks[j->slot];
 
-	for (i = 0; i < nb_uplinks; i++)
-		if (uplinks[i].j == j)
-			return &uplinks[i];
-	return NULL;
+	return u->j == j ? u : NULL;
 }
 
-/* An ARP request for the upper switch's address, on every port. */
 static void uplink_arp_request(struct uplink *u, uint64_t now)
 {
 	struct rte_ether_hdr *eth;
@@ -194,10 +227,10 @@ bool optinc_uplink_arp(const struct rte_arp_hdr *a, uint16_t port)
 	    a->arp_hardware != RTE_BE16(RTE_ARP_HRD_ETHER) ||
 	    a->arp_protocol != RTE_BE16(RTE_ETHER_TYPE_IPV4))
 		return false;
-	for (i = 0; i < nb_uplinks; i++) {
+	for (i = 0; nb_uplinks && i < OPTINC_MAX_JOBS; i++) {
 		struct uplink *u = &uplinks[i];
 
-		if (a->arp_data.arp_sip != u->core.sw.ip ||
+		if (!u->j || a->arp_data.arp_sip != u->core.sw.ip ||
 		    a->arp_data.arp_tip != u->core.self.ip)
 			continue;
 		memcpy(u->core.sw.mac, a->arp_data.arp_sha.addr_bytes,
@@ -407,8 +440,8 @@ bool optinc_uplink_input(const struct optinc_msg *msg,
 	if (msg->type != OPTINC_T_RESULT && msg->type != OPTINC_T_JOIN_ACK &&
 	    msg->type != OPTINC_T_NACK)
 		return false;
-	for (i = 0; i < nb_uplinks && !u; i++)
-		if (uplinks[i].core.job == msg->job &&
+	for (i = 0; nb_uplinks && i < OPTINC_MAX_JOBS && !u; i++)
+		if (uplinks[i].j && uplinks[i].core.job == msg->job &&
 		    uplinks[i].core.sw.ip == l->src.ip &&
 		    uplinks[i].core.token == msg->token)
 			u = &uplinks[i];

@@ -56,7 +56,7 @@ refused() {
 	ok_if "$name" test $rc = 0
 }
 
-tap_plan 20
+tap_plan 25
 "$D" -l 0 --no-huge -m 64 --no-pci --no-shconf --file-prefix "$P" \
 	--vdev net_null0,no-rx=1 -- --addr 10.77.0.254 \
 	--job id=5,size=4,bits=16,window=8,max-elems=1024 \
@@ -97,8 +97,15 @@ refused "-d names a bad datapath" "-d 'frob': not daemon[:PREFIX] or kmod[:SWITC
 	-d frob job show
 refused "-d kmod: with an empty switch is named" "empty SWITCH after ':'" \
 	-d kmod: job show
-refused "job add on optincd says its jobs are fixed at start" \
-	"optincd's jobs are fixed when it starts" -d "daemon:$P" job add id 7 size 2
+"$C" -d "daemon:$P" job add id 7 size 2 token 9 >/dev/null
+ok_if "job add on optincd (-d daemon) while it runs" test $? = 0
+out=$("$C" --prefix "$P" daemon job 7 2>&1)
+ok_if "the added job is shown: size 2" grep -q "job 7 size 2" <<<"$out"
+refused "the same id again is refused by name" "job 7 exists" -d "daemon:$P" job add id 7 size 2
+refused "a bad spec names its key" "size=99: must be 1..64" -d "daemon:$P" job add id 8 size 99
+"$C" -d "daemon:$P" job del 7
+ok_if "job del 7" test $? = 0
+refused "the deleted job is gone" "optincd has no job 7" -d "daemon:$P" job show 7
 refused "kmod job del without a switch names -d kmod:SWITCH" \
 	"job del on kmod needs a switch: -d kmod:SWITCH" -d kmod job del 3
 refused "an unknown verb is named" 'Command "frob" is unknown, try "optincctl job help"' \

@@ -5,7 +5,7 @@
 # mpi/build.mk.
 
 SCALE_RANK := $(O)/selftests/scale/scale_rank
-SCALE_TESTS := selftests/scale/jobs.sh
+SCALE_TESTS := selftests/scale/jobs.sh selftests/scale/jobs_runtime.sh
 
 $(SCALE_RANK).o: EXTRA_CFLAGS += -Itools/bench
 

@@ -326,11 +326,115 @@ static int dmn_table(struct optincctl_tel *t, char **argv)
 	return ret;
 }
 
+/*
+ * "job add KEY VALUE..." as optincd's job spec "KEY=VALUE,...", the words
+ * optinc.ko's job set takes; @argv ends with NULL.
+ */
+static int dmn_spec(char **argv, char *spec, size_t len)
+{
+	size_t off = 0;
+	char *path;
+	int i, n;
+
+	for (i = 0; argv[i]; i += 2) {
+		if (!argv[i + 1]) {
+			fprintf(stderr, "optincctl: job add: \"%s\" needs a value\n",
+				argv[i]);
+			return -EINVAL;
+		}
+		if (strchr(argv[i], ',') || strchr(argv[i + 1], ',') ||
+		    strchr(argv[i], '=')) {
+			fprintf(stderr, "optincctl: job add: \"%s %s\": no ',' or "
+				"'=' in a key or value\n", argv[i], argv[i + 1]);
+			return -EINVAL;
+		}
+		/* optincd reads the table itself: give it an absolute path */
+		path = strcmp(argv[i], "table") ? NULL : realpath(argv[i + 1], NULL);
+		n = snprintf(spec + off, len - off, "%s%s=%s", i ? "," : "",
+			     argv[i], path ? path : argv[i + 1]);
+		free(path);
+		if (n < 0 || (size_t)n >= len - off) {
+			fprintf(stderr, "optincctl: job add: the spec is too long\n");
+			return -E2BIG;
+		}
+		off += (size_t)n;
+	}
+	if (!off) {
+		fprintf(stderr, "optincctl: job add: id ID size N [ KEY VALUE ]...\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The answer of job_add or job_del: @key 1, or the error optincd gave. */
+static int dmn_answer(json_object *o, const char *key, const char *what,
+		      const char *arg)
+{
+	if (dmn_get_u64(o, key))
+		return 0;
+	fprintf(stderr, "optincctl: %s %s: %s\n", what, arg,
+		dmn_get_str(o, "error"));
+	return -EINVAL;
+}
+
+/* "job add KEY VALUE...": /optinc/job_add,KEY=VALUE,... */
+static int dmn_job_add(struct optincctl_tel *t, char **argv)
+{
+	char spec[1000], cmd[1024];
+	json_object *o = NULL;
+	int ret;
+
+	ret = dmn_spec(argv, spec, sizeof(spec));
+	if (ret)
+		return ret;
+	snprintf(cmd, sizeof(cmd), "/optinc/job_add,%s", spec);
+	ret = optincctl_tel_query(t, cmd, &o);
+	if (ret == -ENOENT)
+		fprintf(stderr, "optincctl: job add: optincd does not add jobs "
+			"(an older version)\n");
+	if (!ret)
+		ret = dmn_answer(o, "added", "job add", spec);
+	if (!ret) {
+		optincctl_print_start(false);
+		dmn_u64(o, "id", "job %" PRIu64 " added\n");
+		optincctl_print_end();
+	}
+	json_object_put(o);
+	return ret;
+}
+
+/* "job del ID": /optinc/job_del,ID */
+static int dmn_job_del(struct optincctl_tel *t, char **argv)
+{
+	json_object *o = NULL;
+	char cmd[64];
+	int ret;
+
+	if (!argv[0] || argv[1]) {
+		fprintf(stderr, "optincctl: job del: one job ID\n");
+		return -EINVAL;
+	}
+	ret = dmn_job_id(argv[0]);
+	if (ret)
+		return ret;
+	snprintf(cmd, sizeof(cmd), "/optinc/job_del,%s", argv[0]);
+	ret = optincctl_tel_query(t, cmd, &o);
+	if (ret == -ENOENT)
+		fprintf(stderr, "optincctl: job del: optincd does not remove "
+			"jobs (an older version)\n");
+	if (!ret)
+		ret = dmn_answer(o, "removed", "job del", argv[0]);
+	json_object_put(o);
+	return ret;
+}
+
 static void dmn_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: optincctl [ OPTIONS ] daemon { show | ports | jobs | help }\n"
 		"       optincctl [ OPTIONS ] daemon job ID\n"
+		"       optincctl [ OPTIONS ] daemon job add id ID size N [ KEY VALUE ]...\n"
+		"       optincctl [ OPTIONS ] daemon job del ID\n"
 		"       optincctl [ OPTIONS ] daemon table ID FILE\n"
 		"OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | --prefix PREFIX }\n"
 		"Reads optincd's DPDK telemetry socket, /var/run/dpdk/PREFIX/dpdk_telemetry.v2\n"
@@ -347,6 +451,8 @@ static const struct dmn_cmd {
 	{ "jobs", dmn_jobs, 0 },
 	{ "job", dmn_job, 1 },
 	{ "table", dmn_table, 2 },
+	{ "add", dmn_job_add, -1 },	/* "job add ...", any number */
+	{ "del", dmn_job_del, -1 },	/* "job del ID" */
 };
 
 /* Exact names first, so "job" is not taken for "jobs". */
@@ -382,9 +488,19 @@ int optincctl_daemon(int argc, char **argv)
 		return 0;
 	}
 	c = dmn_find(word);
+	/* "job add ..." and "job del ID": the verb after "job" */
+	if (c && c->fn == dmn_job && argc > 1 &&
+	    (optincctl_matches(argv[1], "add") ||
+	     optincctl_matches(argv[1], "delete"))) {
+		c = dmn_find(optincctl_matches(argv[1], "add") ? "add" : "del");
+		argc--;
+		argv++;
+	} else if (c && c->nargs < 0) {
+		c = NULL;
+	}
 	if (!c)
 		return optincctl_unknown(word, "daemon");
-	if ((argc ? argc - 1 : 0) != c->nargs) {
+	if (c->nargs >= 0 && (argc ? argc - 1 : 0) != c->nargs) {
 		fprintf(stderr, "optincctl: daemon %s: %s, try \"optincctl "
 			"daemon help\".\n", c->name, c->nargs == 2 ?
 			"needs a job id and a file" : c->nargs ? "needs a job id" :
@@ -395,7 +511,8 @@ int optincctl_daemon(int argc, char **argv)
 	if (ret)
 		return ret;
 	ret = c->fn(&t, argv + 1);
-	if (ret == -ENOENT && c->fn != dmn_job && c->fn != dmn_table)
+	if (ret == -ENOENT && c->fn != dmn_job && c->fn != dmn_table &&
+	    c->nargs >= 0)
 		fprintf(stderr, "optincctl: optincd gave no answer (an older "
 			"version, or stopping)\n");
 	optincctl_tel_close(&t);

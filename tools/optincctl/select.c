@@ -189,12 +189,8 @@ static int sel_job(struct sel_cmd *c, int argc, char **argv)
 	}
 	if (!sel_is(argc, argv, "add") && !sel_is(argc, argv, "delete"))
 		return optincctl_unknown(argv[0], "job");
-	if (daemon) {
-		fprintf(stderr, "optincctl: job %s: optincd's jobs are fixed when "
-			"it starts (--job, --config); restart it, or use "
-			"optinc.ko (-d kmod:SWITCH)\n", argv[0]);
-		return -EOPNOTSUPP;
-	}
+	if (daemon)
+		return sel_add(c, "job") ?: sel_add_all(c, argc, argv);
 	if (sel_is(argc, argv, "add"))
 		return sel_add(c, "job") ?: sel_add(c, "set") ?:
 		       sel_switch(c, "job add") ?: sel_add_all(c, argc - 1, argv + 1);
@@ -285,8 +281,8 @@ void optincctl_dp_usage(FILE *f)
 		"       optincctl port show\n"
 		"       optincctl port { add | del } { DEV | ifindex N }         (kmod)\n"
 		"       optincctl job show [ ID ]\n"
-		"       optincctl job add id ID size N [ KEY VALUE ]...         (kmod)\n"
-		"       optincctl job del ID                                    (kmod)\n"
+		"       optincctl job add id ID size N [ KEY VALUE ]...\n"
+		"       optincctl job del ID\n"
 		"       optincctl table load ID FILE\n"
 		"       optincctl table show FILE                       (no datapath)\n"
 		"PREFIX: optincd's DPDK --file-prefix; SWITCH: an optinc.ko switch;\n"

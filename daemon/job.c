@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The job table: the jobs given at start, and jobs added and removed while
+ * optincd runs (telemetry /optinc/job_add and /optinc/job_del, optincctl
+ * job add|del). It has two views. The control plane's is in_use, changed
+ * only under the telemetry lock; telemetry shows it. The lcore's is
+ * job_live[], written only by the lcore between two poll rounds. A control
+ * thread builds a job whole (slots, table, uplink), hands it over (op ADD)
+ * and waits until the lcore has taken it; a removal (op DEL) is taken by
+ * the lcore, which never looks at the job again after that round, so the
+ * control thread frees it with no lock on the hot path.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include "optincd.h"
+
+#define JOB_OP_ADD	1
+#define JOB_OP_DEL	2
+/* how long a control thread waits for the lcore to take an op */
+#define JOB_WAIT_MS	2000
+
+static struct optinc_agg_job *job_tab;	/* OPTINC_MAX_JOBS entries */
+static struct optinc_agg_job *job_live[OPTINC_MAX_JOBS];
+static unsigned int job_nb_live;
+/* A job has an op or a table waiting: the lcore's cheap test each round. */
+static bool job_pending_any;
+
+void optinc_agg_kick(void)
+{
+	__atomic_store_n(&job_pending_any, true, __ATOMIC_RELEASE);
+}
+
+/*
+ * Free what @j holds; the entry is free again. Control plane. @op and
+ * @slot, which the lcore reads of every entry, are left alone.
+ */
+static void job_release(struct optinc_agg_job *j)
+{
+	rte_free(j->mem);
+	optinc_agg_table_free(j->table);
+	optinc_agg_table_free(j->pending);
+	optinc_agg_table_free(j->retired);
+	free(j->conf.table);
+	memset(j, 0, offsetof(struct optinc_agg_job, op));
+}
+
+/*
+ * Build job @jc in the free entry @j: its own copy of the configuration,
+ * the slots, the table. A bad table fails the job when @strict (a job
+ * added while running), else leaves it unserved (at start: the other jobs
+ * run, and a table installed later serves it).
+ */
+static int job_init(struct optinc_agg_job *j, const struct optinc_job_conf *jc,
+		    bool strict, char *why, size_t why_len)
+{
+	uint64_t len = optinc_job_mem(jc->window, jc->max_elems);
+
+	j->conf = *jc;
+	j->conf.table = jc->table ? strdup(jc->table) : NULL;
+	j->core.id = jc->id;
+	j->core.size = jc->size;
+	j->core.token = jc->token;
+	j->core.window = jc->window;
+	j->core.max_elems = jc->max_elems;
+	j->core.fanin = jc->fanin;
+	j->core.mode = OPTINC_MODE_EXACT;
+	j->served = true;
+	optinc_bind_init(&j->bind);
+	if (jc->table && !j->conf.table) {
+		snprintf(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
+	if (jc->table && optinc_agg_job_table(j, why, why_len)) {
+		if (strict)
+			return -EINVAL;
+		fprintf(stderr, "optincd: job %u: table '%s': %s; the job is not "
+			"served until a good table is installed\n", jc->id,
+			jc->table, why);
+		j->served = false;
+	}
+	j->mem = rte_zmalloc("optinc_job", len, RTE_CACHE_LINE_SIZE);
+	if (!j->mem) {
+		snprintf(why, why_len, "cannot allocate %" PRIu64 " bytes for "
+			 "%u slots of %u elements (raise EAL -m?)", len,
+			 2u * jc->window, jc->max_elems);
+		return -ENOMEM;
+	}
+	if (optinc_job_init(&j->core, j->mem, len)) {
+		snprintf(why, why_len, "the core refused the job's shape");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * optinc_agg_init() - the datapath's settings and every configured job
+ * @c: configuration; kept for the switch's own address
+ *
+ * A job whose truth table is bad (unreadable, truncated, wrong version,
+ * another N or B) is reported and left unserved: its frames are treated
+ * as those of an unknown job until a good table is installed, and every
+ * other job runs. No memory for a job's slots stops the start.
+ *
+ * Return: 0, or a negative errno (reported).
+ */
+int optinc_agg_init(const struct optinc_conf *c)
+{
+	struct optinc_agg_job *j;
+	char why[192];
+	unsigned int i;
+	int ret;
+
+	ret = optinc_agg_dp_init(c);
+	if (ret)
+		return ret;
+	job_tab = rte_zmalloc("optinc_jobs", OPTINC_MAX_JOBS * sizeof(*job_tab),
+			      RTE_CACHE_LINE_SIZE);
+	if (!job_tab) {
+		fprintf(stderr, "optincd: cannot allocate the job table\n");
+		return -ENOMEM;
+	}
+	for (i = 0; i < OPTINC_MAX_JOBS; i++)
+		job_tab[i].slot = (uint16_t)i;
+	for (i = 0; i < c->nb_jobs; i++) {
+		j = &job_tab[i];
+		ret = job_init(j, &c->jobs[i], false, why, sizeof(why));
+		if (ret) {
+			fprintf(stderr, "optincd: job %u: %s\n", c->jobs[i].id, why);
+			return ret;
+		}
+		j->in_use = true;
+		job_live[job_nb_live++] = j;
+	}
+	return 0;
+}
+
+void optinc_agg_free(void)
+{
+	unsigned int i;
+
+	for (i = 0; job_tab && i < OPTINC_MAX_JOBS; i++)
+		job_release(&job_tab[i]);
+	rte_free(job_tab);
+	job_tab = NULL;
+	job_nb_live = 0;
+}
+
+/* The control plane's jobs (telemetry lock, or before the lcore runs). */
+unsigned int optinc_agg_count(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; job_tab && i < OPTINC_MAX_JOBS; i++)
+		n += job_tab[i].in_use;
+	return n;
+}
+
+struct optinc_agg_job *optinc_agg_at(unsigned int i)
+{
+	unsigned int k;
+
+	for (k = 0; job_tab && k < OPTINC_MAX_JOBS; k++)
+		if (job_tab[k].in_use && !i--)
+			return &job_tab[k];
+	return NULL;
+}
+
+struct optinc_agg_job *optinc_agg_find(uint16_t id)
+{
+	unsigned int k;
+
+	for (k = 0; job_tab && k < OPTINC_MAX_JOBS; k++)
+		if (job_tab[k].in_use && job_tab[k].core.id == id)
+			return &job_tab[k];
+	return NULL;
+}
+
+/* The lcore's job @id, or NULL; lcore only. */
+struct optinc_agg_job *optinc_agg_live_find(uint16_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < job_nb_live; i++)
+		if (job_live[i]->core.id == id)
+			return job_live[i];
+	return NULL;
+}
+
+/* The lcore lets go of @j: no frame reaches it, its members' MACs unpinned. */
+static void job_detach(struct optinc_agg_job *j)
+{
+	uint64_t now = rte_rdtsc();
+	struct rte_ether_addr mac;
+	unsigned int i;
+	uint16_t r;
+
+	for (i = 0; i < job_nb_live && job_live[i] != j; i++)
+		;
+	if (i == job_nb_live)
+		return;
+	job_live[i] = job_live[--job_nb_live];
+	for (r = 0; r < j->core.size; r++) {
+		if (!(j->bind.bound & (1ULL << r)))
+			continue;
+		memcpy(mac.addr_bytes, j->bind.ep[r].mac, RTE_ETHER_ADDR_LEN);
+		optinc_l2_unpin(&mac, (uint16_t)j->bind.port[r], now);
+	}
+	optinc_uplink_detach(j);
+}
+
+/**
+ * optinc_agg_sync() - take what control threads handed over; lcore only
+ *
+ * Called between frames, once per poll round: jobs added and removed, and
+ * installed tables (optinc_agg_table_take()), apply from the next frame on.
+ */
+void optinc_agg_sync(void)
+{
+	struct optinc_agg_job *j;
+	unsigned int i;
+	uint8_t op;
+
+	if (likely(!__atomic_load_n(&job_pending_any, __ATOMIC_ACQUIRE)))
+		return;
+	__atomic_store_n(&job_pending_any, false, __ATOMIC_RELAXED);
+	for (i = 0; i < OPTINC_MAX_JOBS; i++) {
+		j = &job_tab[i];
+		op = __atomic_load_n(&j->op, __ATOMIC_ACQUIRE);
+		if (op == JOB_OP_ADD) {
+			job_live[job_nb_live++] = j;
+			optinc_uplink_attach(j);
+		} else if (op == JOB_OP_DEL) {
+			job_detach(j);
+		}
+		if (op)
+			__atomic_store_n(&j->op, 0, __ATOMIC_RELEASE);
+	}
+	for (i = 0; i < job_nb_live; i++)
+		optinc_agg_table_take(job_live[i]);
+}
+
+/* Hand @op on @j to the lcore and wait until it is taken. */
+static int job_hand_over(struct optinc_agg_job *j, uint8_t op)
+{
+	const struct timespec step = { .tv_nsec = 1000000 };
+	unsigned int ms;
+	uint8_t want = op;
+
+	__atomic_store_n(&j->op, op, __ATOMIC_RELEASE);
+	optinc_agg_kick();
+	for (ms = 0; ms < JOB_WAIT_MS; ms++) {
+		if (!__atomic_load_n(&j->op, __ATOMIC_ACQUIRE))
+			return 0;
+		nanosleep(&step, NULL);
+	}
+	/* withdrawn, unless the lcore took it at the last moment */
+	if (__atomic_compare_exchange_n(&j->op, &want, 0, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return -ETIMEDOUT;
+	return 0;
+}
+
+static struct optinc_agg_job *job_free_entry(void)
+{
+	unsigned int k;
+
+	for (k = 0; k < OPTINC_MAX_JOBS; k++)
+		if (!job_tab[k].in_use)
+			return &job_tab[k];
+	return NULL;
+}
+
+/**
+ * optinc_agg_job_add() - add a job while optincd runs
+ * @spec:    "key=value,...", as --job takes it
+ * @why:     set to the problem when refused
+ * @why_len: size of @why
+ *
+ * Control thread, one call at a time (the telemetry lock). The same parser
+ * and checks as --job at start, and a new id; a bad table refuses the job.
+ * The job is served from the lcore's next poll round on.
+ *
+ * Return: the job, or NULL with @why set (and logged).
+ */
+struct optinc_agg_job *optinc_agg_job_add(const char *spec, char *why,
+					  size_t why_len)
+{
+	struct optinc_agg_job *j = NULL;
+	struct optinc_job_conf jc;
+	int ret;
+
+	/* a bad spec is logged by the parser, as --job's errors are */
+	ret = optinc_opts_job_spec(spec, &jc, why, why_len);
+	if (ret)
+		return NULL;
+	if (optinc_agg_find(jc.id)) {
+		snprintf(why, why_len, "job %u exists", jc.id);
+		ret = -EEXIST;
+	} else if (!(j = job_free_entry())) {
+		snprintf(why, why_len, "the switch has %u jobs, the most it "
+			 "takes", OPTINC_MAX_JOBS);
+		ret = -ENOSPC;
+	}
+	if (!ret)
+		ret = job_init(j, &jc, true, why, why_len);
+	if (!ret && jc.up_ip)
+		ret = optinc_uplink_setup(j, why, why_len);
+	if (!ret && job_hand_over(j, JOB_OP_ADD)) {
+		snprintf(why, why_len, "the datapath did not take it within "
+			 "%u ms (is optincd stopping?)", JOB_WAIT_MS);
+		ret = -ETIMEDOUT;
+	}
+	free(jc.table);
+	if (ret) {
+		if (j)
+			job_release(j);
+		fprintf(stderr, "optincd: job add '%s': %s\n", spec, why);
+		return NULL;
+	}
+	j->in_use = true;
+	printf("optincd: job %u added: size %u bits %u mode %s window %u "
+	       "max-elems %u\n", jc.id, jc.size, jc.bits,
+	       j->core.mode == OPTINC_MODE_ONN ? "onn" : "exact",
+	       j->core.window, j->core.max_elems);
+	fflush(stdout);
+	return j;
+}
+
+/**
+ * optinc_agg_job_del() - remove job @id while optincd runs
+ * @id:      the job
+ * @why:     set to the problem when refused
+ * @why_len: size of @why
+ *
+ * Control thread, one call at a time. Once the lcore has let go of the job
+ * its slots, table and counters are freed; its frames are dropped and
+ * counted as of an unknown job from then on.
+ *
+ * Return: 0, or a negative errno with @why set.
+ */
+int optinc_agg_job_del(uint16_t id, char *why, size_t why_len)
+{
+	struct optinc_agg_job *j = optinc_agg_find(id);
+
+	if (!j) {
+		snprintf(why, why_len, "no job %u", id);
+		return -ENOENT;
+	}
+	if (job_hand_over(j, JOB_OP_DEL)) {
+		snprintf(why, why_len, "the datapath did not let it go within "
+			 "%u ms (is optincd stopping?)", JOB_WAIT_MS);
+		return -ETIMEDOUT;
+	}
+	job_release(j);
+	printf("optincd: job %u removed\n", id);
+	fflush(stdout);
+	return 0;
+}

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * Jobs' truth tables (onn mode): read and checked against the job, at
+ * start or when a job is added, and installed while the job runs: a
+ * control thread loads the file and hands it to the lcore, which puts it
+ * in use between two poll rounds; the control thread frees what it
+ * replaced.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <rte_byteorder.h>
+#include "optincd.h"
+
+static int table_read_file(const char *path, void **buf, size_t *len)
+{
+	struct stat st;
+	FILE *f = fopen(path, "rb");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (fstat(fileno(f), &st)) {
+		ret = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	*len = (size_t)st.st_size;
+	*buf = malloc(*len ? *len : 1);
+	if (!*buf)
+		ret = -ENOMEM;
+	else if (fread(*buf, 1, *len, f) != *len)
+		ret = -EIO;
+	if (ret) {
+		free(*buf);
+		*buf = NULL;
+	}
+out:
+	fclose(f);
+	return ret;
+}
+
+void optinc_agg_table_free(struct optinc_agg_table *t)
+{
+	if (!t)
+		return;
+	free(t->buf);
+	free(t->path);
+	free(t);
+}
+
+static int table_check(const struct optinc_agg_job *j,
+			   struct optinc_agg_table *t, size_t len,
+			   char *why, size_t why_len)
+{
+	const struct optinc_table_file_hdr *h = t->buf;
+	const char *msg = NULL;
+
+	if (optinc_table_parse(t->buf, len, &t->t, &msg)) {
+		snprintf(why, why_len, "%s", msg);
+		return -EINVAL;
+	}
+	if (t->t.members != j->conf.size || t->t.bits != j->conf.bits) {
+		snprintf(why, why_len, "made for N=%u B=%u, the job has "
+			 "size=%u bits=%u", t->t.members, t->t.bits,
+			 j->conf.size, j->conf.bits);
+		return -EINVAL;
+	}
+	/* a second level (fanin=N1) looks up cascade tables, and only it */
+	if (t->t.fanin != j->conf.fanin) {
+		if (t->t.fanin)
+			snprintf(why, why_len, "a cascade table (fan-in %u): "
+				 "the job needs fanin=%u", t->t.fanin,
+				 t->t.fanin);
+		else
+			snprintf(why, why_len, "a one-level table: the job "
+				 "(fanin=%u) needs a cascade table (version 2) "
+				 "of fan-in %u", j->conf.fanin, j->conf.fanin);
+		return -EINVAL;
+	}
+	t->wrong = rte_le_to_cpu_32(h->wrong);
+	return 0;
+}
+
+/*
+ * Load and check a truth table for @j: the core's checks of the file, then
+ * N and B against the job. @why gets the problem.
+ */
+int optinc_agg_table_load(const struct optinc_agg_job *j, const char *path,
+			  struct optinc_agg_table **out, char *why,
+			  size_t why_len)
+{
+	struct optinc_agg_table *t = calloc(1, sizeof(*t));
+	size_t len = 0;
+	int ret;
+
+	if (!t || !(t->path = strdup(path))) {
+		snprintf(why, why_len, "out of memory");
+		ret = -ENOMEM;
+	} else {
+		ret = table_read_file(path, &t->buf, &len);
+		snprintf(why, why_len, "%s", ret == -EINVAL ?
+			 "not a regular file" : strerror(-ret));
+	}
+	if (!ret)
+		ret = table_check(j, t, len, why, why_len);
+	if (ret) {
+		optinc_agg_table_free(t);
+		return ret;
+	}
+	*out = t;
+	return 0;
+}
+
+/*
+ * A job's configured table (j->conf.table), put in use before the job
+ * runs. Return: 0, or a negative errno with @why set.
+ */
+int optinc_agg_job_table(struct optinc_agg_job *j, char *why, size_t why_len)
+{
+	struct optinc_agg_table *t;
+	int ret;
+
+	ret = optinc_agg_table_load(j, j->conf.table, &t, why, why_len);
+	if (ret)
+		return ret;
+	j->table = t;
+	j->core.table = &t->t;
+	j->core.mode = OPTINC_MODE_ONN;
+	return 0;
+}
+
+/**
+ * optinc_agg_table_take() - put @j's installed table in use; lcore only
+ * @j: a job
+ *
+ * Called between frames (optinc_agg_sync()). A job's new table and onn
+ * mode apply from the next frame on. Slots keep the reduction kind they
+ * started with (the core folds and finishes with the slot's kind), and
+ * every onn slot of a job accumulates P's sums, which do not depend on the
+ * table, so a slot in flight finishes whole with the table in use at its
+ * last contribution: no slot mixes two tables or two modes.
+ */
+void optinc_agg_table_take(struct optinc_agg_job *j)
+{
+	struct optinc_agg_table *t;
+
+	t = __atomic_exchange_n(&j->pending, NULL, __ATOMIC_ACQ_REL);
+	if (!t)
+		return;
+	j->retired = j->table;
+	j->core.table = &t->t;
+	j->core.mode = OPTINC_MODE_ONN;
+	__atomic_store_n(&j->served, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&j->table, t, __ATOMIC_RELEASE);
+}
+
+/* Wait up to @ms for the lcore to put @t in use. */
+static bool table_wait_applied(struct optinc_agg_job *j,
+			     const struct optinc_agg_table *t, unsigned int ms)
+{
+	const struct timespec step = { .tv_nsec = 1000000 };
+
+	while (ms--) {
+		if (__atomic_load_n(&j->table, __ATOMIC_ACQUIRE) == t)
+			return true;
+		nanosleep(&step, NULL);
+	}
+	return __atomic_load_n(&j->table, __ATOMIC_ACQUIRE) == t;
+}
+
+/* Give @t to the lcore and wait until it is in use. */
+static int table_hand_over(struct optinc_agg_job *j, struct optinc_agg_table *t,
+			 char *why, size_t why_len)
+{
+	__atomic_store_n(&j->pending, t, __ATOMIC_RELEASE);
+	optinc_agg_kick();
+	if (!table_wait_applied(j, t, 2000) &&
+	    __atomic_exchange_n(&j->pending, NULL, __ATOMIC_ACQ_REL) == t) {
+		snprintf(why, why_len, "the datapath did not take it within "
+			 "2 s (is optincd stopping?)");
+		optinc_agg_table_free(t);
+		return -ETIMEDOUT;
+	}
+	/* taken: the lcore stores j->table right after the exchange */
+	table_wait_applied(j, t, 1000);
+	optinc_agg_table_free(__atomic_exchange_n(&j->retired, NULL, __ATOMIC_ACQUIRE));
+	return 0;
+}
+
+/**
+ * optinc_agg_table_install() - install or replace a job's truth table
+ * @j:       the job
+ * @path:    the table file, as optincd's working directory sees it
+ * @why:     set to the problem when refused
+ * @why_len: size of @why
+ *
+ * Runs on a control thread (telemetry), one call at a time. The file gets
+ * the same checks as at start; a bad one leaves the job as it was. A good
+ * one makes the job an onn job from the lcore's next poll round on (see
+ * optinc_agg_sync()); a job refused at start for its table is served from
+ * then on. A job started with mode=exact is the reference and takes none.
+ *
+ * Return: 0, or a negative errno with @why set (and logged with the job
+ * and the file).
+ */
+int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
+			     char *why, size_t why_len)
+{
+	struct optinc_agg_table *t;
+	int ret;
+
+	if (j->conf.mode_set && j->conf.mode == OPTINC_MODE_EXACT) {
+		snprintf(why, why_len, "the job was started with mode=exact "
+			 "and takes no table");
+		ret = -EPERM;
+	} else {
+		ret = optinc_agg_table_load(j, path, &t, why, why_len);
+		if (!ret)
+			ret = table_hand_over(j, t, why, why_len);
+	}
+	if (ret) {
+		fprintf(stderr, "optincd: job %u: table '%s': %s; the job keeps "
+			"its mode and table\n", j->conf.id, path, why);
+		return ret;
+	}
+	printf("optincd: job %u: table '%s' installed (%u wrong entries), "
+	       "mode onn\n", j->conf.id, path, t->wrong);
+	fflush(stdout);
+	return 0;
+}
