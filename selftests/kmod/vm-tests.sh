@@ -624,6 +624,55 @@ t_ctl() {
 		"$CTL -n ctlns -d kmod:nsw switch del && /usr/local/bin/ip netns del ctlns"
 }
 
+# Jobs added and removed while another job runs allreduces (issue 15):
+# job 30's results stay right and its counters grow at every look; a
+# removed job's ranks are refused; then JOB_CYCLES add/remove cycles
+# with unreclaimable slab and vmalloc flat.
+JOB_CYCLES=${optinc_job_cycles:-1000}
+t_jobrt() {
+	check "job 30 (N = 4) for the jobs-at-run-time test" ctl job set sw0 id 30 size $N
+	ranks 30 jrt1 -c 256 -f 1500 >$TMP/jrt1.out 2>&1 &
+	bg=$!
+	sleep 1
+	f0=$(job_counter 30 in)
+	check "job add id 31 size 2 while job 30 runs" \
+		$CTL -d kmod:sw0 job add id 31 size 2 token 0x31
+	RN=2
+	check "job 31 (N = 2): every result right" ranks 31 jrt2 -t 0x31 -c 256 -f 8
+	f1=$(job_counter 30 in)
+	check "job del 31" $CTL -d kmod:sw0 job del 31
+	refuse "job 31's ranks are refused once it is gone (NACK: no job)" \
+		"NACK reason 1" ranks 31 jrt3 -t 0x31 -c 256 -f 8
+	f2=$(job_counter 30 in)
+	check "job 31 added again, N = 3" \
+		$CTL -d kmod:sw0 job add id 31 size 3 token 0x32
+	RN=3
+	check "job 31 (N = 3): every result right" ranks 31 jrt4 -t 0x32 -c 256 -f 8
+	RN=
+	check "job del 31, again" $CTL -d kmod:sw0 job del 31
+	f3=$(job_counter 30 in)
+	wait $bg && ok "job 30 (N = 4): every result right while job 31 came and went" ||
+		{ nok "job 30 (N = 4): every result right"; sed 's/^/# /' $TMP/jrt1.out; }
+	echo "# job 30 frames in: $f0 $f1 $f2 $f3"
+	[ "$f0" -lt "$f1" ] && [ "$f1" -lt "$f2" ] && [ "$f2" -lt "$f3" ] &&
+		ok "job 30's counters grew at every look" || nok "job 30's counters grew at every look"
+	ctl job del sw0 id 30 >/dev/null
+	set -- $(settled)
+	v0=$1 s0=$2 i=0 t=$(now)
+	while [ $i -lt $JOB_CYCLES ]; do
+		ctl job set sw0 id 32 size 2 window 4 >/dev/null &&
+			ctl job del sw0 id 32 >/dev/null || break
+		i=$((i + 1))
+	done
+	set -- $(settled)
+	dv=$(($1 - v0)) ds=$(($2 - s0))
+	echo "# $i of $JOB_CYCLES add/remove cycles in $(awk -v a=$t -v b=$(now) 'BEGIN { printf "%.0f", b - a }') s: VmallocUsed ${dv} kB, SUnreclaim ${ds} kB"
+	[ $i = $JOB_CYCLES ] && ok "$JOB_CYCLES job add/remove cycles" || nok "$JOB_CYCLES job add/remove cycles (stopped at $i)"
+	[ "$dv" -lt 1024 ] && [ "$ds" -lt 512 ] &&
+		ok "the cycles left no memory behind (vmalloc < 1 MiB, unreclaimable slab < 512 kB)" ||
+		nok "memory grew over the cycles: vmalloc +$dv kB, slab +$ds kB"
+}
+
 t_unload_traffic() {
 	check "job 6 for traffic" ctl job set sw0 id 6 size $N
 	for i in $(seq 0 $((N - 1))); do
@@ -732,6 +781,7 @@ t_junk
 t_portsec
 t_ratelimit
 t_ctl
+t_jobrt
 check "show" ctl show
 check "ports" ctl ports
 check "jobs" ctl -j jobs
