@@ -203,7 +203,7 @@ bool optinc_uplink_input(const struct optinc_msg *msg,
 bool optinc_uplink_joined(struct optinc_agg_job *j, uint16_t rank,
 			  uint64_t now);
 void optinc_uplink_forward(struct optinc_agg_job *j,
-			   const struct optinc_slot *s, uint64_t now);
+			   struct optinc_slot *s, uint64_t now);
 bool optinc_uplink_arp(const struct rte_arp_hdr *a, uint16_t port);
 
 /* datapath.c */

@@ -57,6 +57,9 @@ struct optinc_job_stats {
 	uint64_t tx_errors;	/* no mbuf, or a frame too big for the port */
 	uint64_t up_frames_out;	/* cascade: DATA and JOINs to the upper switch */
 	uint64_t up_results_in;	/* cascade: results taken from it */
+	uint64_t up_resends;	/* cascade: DATA sent up again for a waiting slot */
+	uint64_t up_hinted;	/* cascade: of those, at once on an upper result's hint */
+	uint64_t up_results_dup; /* cascade: upper results for a slot done already */
 	uint64_t wrong_port;	/* a bound member's frame not from its MAC and port */
 	uint64_t spoofed;	/* frames naming the job, from a MAC pinned elsewhere */
 	uint64_t rebinds;	/* members that moved (JOIN from a new port or MAC) */

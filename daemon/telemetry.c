@@ -227,6 +227,9 @@ static int tlm_job_detail(struct rte_tel_data *d, const struct optinc_agg_job *j
 	TLM_U64(d, s, tx_errors);
 	TLM_U64(d, s, up_frames_out);
 	TLM_U64(d, s, up_results_in);
+	TLM_U64(d, s, up_resends);
+	TLM_U64(d, s, up_hinted);
+	TLM_U64(d, s, up_results_dup);
 	TLM_U64(d, s, wrong_port);
 	TLM_U64(d, s, spoofed);
 	TLM_U64(d, s, rebinds);

@@ -7,7 +7,9 @@
  * joined; a complete slot goes up (optinc_build_up()) instead of down, and
  * the upper result fills the slot and goes to the members. Nothing here
  * runs on a timer: members' retransmissions of JOINs and DATA drive the
- * upstream JOINs, ARP requests and upstream re-sends.
+ * upstream JOINs, ARP requests and upstream re-sends, and so do the upper
+ * switch's results: their retransmission hints name the upstream DATA (or
+ * its result) that was lost, which goes up again at once.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -257,8 +259,8 @@ static bool uplink_port(struct uplink *u, uint64_t now, uint16_t *port)
 	return true;
 }
 
-/* Send a frame built by @build towards the upper switch. */
-static void uplink_send(struct uplink *u, uint64_t now,
+/* Send a frame built by @build towards the upper switch: false if none was built. */
+static bool uplink_send(struct uplink *u, uint64_t now,
 			uint32_t (*build)(struct uplink *u, const void *arg,
 					  uint8_t *buf, uint32_t room),
 			const void *arg)
@@ -269,14 +271,15 @@ static void uplink_send(struct uplink *u, uint64_t now,
 	uint8_t *buf;
 
 	if (!uplink_port(u, now, &port))
-		return;
+		return false;
 	m = optinc_agg_alloc(u->j, port, &buf, &room);
 	if (!m)
-		return;
+		return false;
 	len = build(u, arg, buf, room);
 	if (len)
 		OPTINC_STAT_INC(u->j->stats.up_frames_out);
 	optinc_agg_xmit(u->j, -1, port, m, len);
+	return len != 0;
 }
 
 static uint32_t uplink_build_join(struct uplink *u, const void *arg,
@@ -292,6 +295,15 @@ static uint32_t uplink_build_data(struct uplink *u, const void *arg,
 				  uint8_t *buf, uint32_t room)
 {
 	return optinc_build_up(buf, room, &u->j->core, arg);
+}
+
+/* A waiting slot's partial result goes up (again, if it went before). */
+static void uplink_send_data(struct uplink *u, struct optinc_slot *s,
+			     uint64_t now)
+{
+	if (uplink_send(u, now, uplink_build_data, s) &&
+	    optinc_up_sent(&u->j->core, s))
+		OPTINC_STAT_INC(u->j->stats.up_resends);
 }
 
 /* The members' nonces: a new set is a new generation of the job. */
@@ -360,8 +372,8 @@ bool optinc_uplink_joined(struct optinc_agg_job *j, uint16_t rank, uint64_t now)
 	return true;
 }
 
-/* A slot of @j is complete: its partial result goes up. */
-void optinc_uplink_forward(struct optinc_agg_job *j, const struct optinc_slot *s,
+/* A slot of @j is complete, or a member sent again while it waits: it goes up. */
+void optinc_uplink_forward(struct optinc_agg_job *j, struct optinc_slot *s,
 			   uint64_t now)
 {
 	struct uplink *u = uplink_of(j);
@@ -370,7 +382,7 @@ void optinc_uplink_forward(struct optinc_agg_job *j, const struct optinc_slot *s
 		OPTINC_STAT_INC(j->stats.tx_errors);
 		return;
 	}
-	uplink_send(u, now, uplink_build_data, s);
+	uplink_send_data(u, s, now);
 }
 
 static void uplink_refused(struct uplink *u, const char *why, unsigned int v)
@@ -398,6 +410,19 @@ static void uplink_ack(struct uplink *u, const struct optinc_msg *msg,
 		optinc_agg_send_all(u->j, NULL, now);
 }
 
+/* What the upper result's hint says we lost goes up again at once. */
+static void uplink_hinted(struct uplink *u, const struct optinc_msg *msg,
+			  uint64_t now)
+{
+	struct optinc_slot *lost[OPTINC_HINT_SPAN];
+	uint32_t i, n;
+
+	n = optinc_up_lost(&u->j->core, msg, lost, RTE_DIM(lost));
+	for (i = 0; i < n; i++)
+		uplink_send_data(u, lost[i], now);
+	OPTINC_STAT_ADD(u->j->stats.up_hinted, n);
+}
+
 static void uplink_result(struct uplink *u, const struct optinc_msg *msg,
 			  uint16_t port, uint64_t now)
 {
@@ -410,12 +435,17 @@ static void uplink_result(struct uplink *u, const struct optinc_msg *msg,
 		OPTINC_STAT_INC(j->stats.up_results_in);
 		OPTINC_STAT_INC(j->stats.slots_completed);
 		optinc_agg_send_all(j, s, now);
+		uplink_hinted(u, msg, now);
 		break;
 	case OPTINC_V_DROP:
 		OPTINC_STAT_INC(j->stats.drops[why]);
 		OPTINC_STAT_INC(optinc_ports[port].stats.rx_dropped);
 		break;
-	default:	/* a repeated result: the members asked again themselves */
+	case OPTINC_V_RESEND:	/* the slot had it: a duplicate, or the answer to a re-send */
+		OPTINC_STAT_INC(j->stats.up_results_dup);
+		uplink_hinted(u, msg, now);
+		break;
+	default:
 		break;
 	}
 }

@@ -167,6 +167,9 @@ struct optinc_slot {
 	__u32	*acc;		/* job->max_elems accumulators */
 	__u8	*res;		/* result elements, job->max_elems * 4 bytes */
 	__u32	res_len;
+	__u32	up_first, up_last;	/* cascade: job->up_clock at the first
+					 * and the last send of the upstream
+					 * DATA; 0: not sent */
 };
 
 struct optinc_member {
@@ -192,6 +195,7 @@ struct optinc_job {
 	struct optinc_slot *slots;	/* 2 * window */
 	const struct optinc_uplink *up;	/* cascade: complete slots go up */
 	__u16	fanin;		/* cascade: members' fan-in (CAVG), 0: none */
+	__u32	up_clock;	/* cascade: upstream DATA sends so far (skips 0) */
 };
 
 /* What a datapath does with a frame after optinc_job_rx(). */
@@ -228,6 +232,14 @@ void optinc_job_ack(const struct optinc_job *job, __u16 rank,
 void optinc_nack(const struct optinc_msg *req, enum optinc_drop why,
 		 struct optinc_msg *m);
 int optinc_job_complete(const struct optinc_job *job);
+
+/* The copy of a job's slots that holds, or would hold, @seq. */
+static inline struct optinc_slot *optinc_job_copy(const struct optinc_job *job,
+						   __u32 seq)
+{
+	return &job->slots[2u * (seq % job->window) + ((seq / job->window) & 1)];
+}
+
 void optinc_job_advance(struct optinc_job *job, __u32 upto);
 void optinc_job_hint(const struct optinc_job *job, __u32 seq, __u16 rank,
 		     struct optinc_msg *m);
@@ -273,6 +285,9 @@ int optinc_cascade_shape_ok(const struct optinc_job *job,
 __u32 optinc_cascade_elem_bytes(__u8 kind);
 __u32 optinc_build_up(void *frame, __u32 room, const struct optinc_job *job,
 		      const struct optinc_slot *s);
+int optinc_up_sent(struct optinc_job *job, struct optinc_slot *s);
+__u32 optinc_up_lost(const struct optinc_job *job, const struct optinc_msg *m,
+		     struct optinc_slot **lost, __u32 max);
 void optinc_up_join(const struct optinc_uplink *up, __u32 nonce,
 		    struct optinc_msg *m);
 enum optinc_verdict optinc_job_rx_up(struct optinc_job *job,

@@ -131,12 +131,6 @@ static enum optinc_verdict agg_join(struct optinc_job *job,
 	return OPTINC_V_JOIN_ACK;
 }
 
-/* The copy that holds, or would hold, @seq. */
-static struct optinc_slot *agg_copy(const struct optinc_job *job, __u32 seq)
-{
-	return &job->slots[2u * (seq % job->window) + ((seq / job->window) & 1)];
-}
-
 /* Is a slot aggregating @seq: started and still waiting for members? */
 static int agg_waiting(const struct optinc_slot *s, __u32 seq)
 {
@@ -156,7 +150,7 @@ void optinc_job_advance(struct optinc_job *job, __u32 upto)
 	if (upto - job->low >= job->window)
 		job->low = first;
 	while (optinc_seq_after(upto, job->low) &&
-	       !agg_waiting(agg_copy(job, job->low), job->low))
+	       !agg_waiting(optinc_job_copy(job, job->low), job->low))
 		job->low++;
 }
 
@@ -182,7 +176,7 @@ void optinc_job_hint(const struct optinc_job *job, __u32 seq, __u16 rank,
 	}
 	m->aux = OPTINC_HINT_ON | ((seq - o) & OPTINC_HINT_DIST);
 	for (k = 0; k < OPTINC_HINT_SPAN; k++) {
-		s = agg_copy(job, o + k);
+		s = optinc_job_copy(job, o + k);
 		if (agg_waiting(s, o + k) && (s->bitmap >> rank & 1))
 			m->held |= 1u << k;
 	}
@@ -203,6 +197,8 @@ static void agg_start(struct optinc_slot *s, const struct optinc_msg *m,
 	s->valid = 1;
 	s->done = 0;
 	s->up = 0;
+	s->up_first = 0;
+	s->up_last = 0;
 	s->op = m->op;
 	s->bits = m->bits;
 	s->kind = kind;

@@ -188,6 +188,28 @@ __u32 optinc_build_up(void *frame, __u32 room, const struct optinc_job *job,
 	return OPTINC_L2L4_LEN + l4;
 }
 
+/**
+ * optinc_up_sent() - the upstream DATA of slot @s went out
+ * @job: its first-level job
+ * @s:   the slot (up set)
+ *
+ * Stamps the send with the job's upstream clock, which orders the sends
+ * for optinc_up_lost().
+ *
+ * Return: 1 if the slot's DATA had gone up before (a re-send), else 0.
+ */
+int optinc_up_sent(struct optinc_job *job, struct optinc_slot *s)
+{
+	int again = s->up_first != 0;
+
+	if (!++job->up_clock)
+		job->up_clock = 1;
+	s->up_last = job->up_clock;
+	if (!again)
+		s->up_first = s->up_last;
+	return again;
+}
+
 /* The JOIN of this switch to its upper job, with a new @nonce per generation. */
 void optinc_up_join(const struct optinc_uplink *up, __u32 nonce,
 		    struct optinc_msg *m)
@@ -233,8 +255,7 @@ enum optinc_verdict optinc_job_rx_up(struct optinc_job *job,
 				     enum optinc_drop *why,
 				     struct optinc_slot **slot)
 {
-	__u32 shadow = (m->seq / job->window) & 1;
-	struct optinc_slot *s = &job->slots[2u * (m->seq % job->window) + shadow];
+	struct optinc_slot *s = optinc_job_copy(job, m->seq);
 
 	*slot = NULL;
 	*why = OPTINC_DROP_STALE;
@@ -257,6 +278,49 @@ enum optinc_verdict optinc_job_rx_up(struct optinc_job *job,
 	optinc_job_advance(job, m->seq);	/* the hints' oldest waiting slot */
 	*why = OPTINC_DROP_NONE;
 	return OPTINC_V_COMPLETE;
+}
+
+/**
+ * optinc_up_lost() - waiting slots that an upper result says to send again
+ * @job:  a first-level job
+ * @m:    a RESULT of the upper job for @job's slot of m->seq (just taken,
+ *        or repeated), with the upper switch's retransmission hint
+ * @lost: set to at most @max slots whose DATA should go up again now
+ * @max:  room in @lost
+ *
+ * The upper switch answers m->seq after it has our DATA for it, and its
+ * hint says which older seqs it still holds from us. An older slot that
+ * still waits for its upper result, whose DATA last went up before m->seq's
+ * DATA first did, and that the hint does not hold, lost its DATA on the
+ * way up or its result on the way down: it goes again at once, instead of
+ * when the members time out and retransmit. The send restamps the slot
+ * (optinc_up_sent()), so it goes again only for a result of DATA first
+ * sent after that: one re-send per round trip, not one per later result.
+ *
+ * Return: how many slots were put in @lost.
+ */
+__u32 optinc_up_lost(const struct optinc_job *job, const struct optinc_msg *m,
+		     struct optinc_slot **lost, __u32 max)
+{
+	const struct optinc_slot *got = optinc_job_copy(job, m->seq);
+	struct optinc_slot *s;
+	__u32 seq = job->low, n = 0;
+
+	if (!job->up || !(m->aux & OPTINC_HINT_ON) || !got->valid ||
+	    got->seq != m->seq || !got->up_first ||
+	    !optinc_seq_after(m->seq, seq))
+		return 0;
+	if (m->seq - seq >= job->window)
+		seq = m->seq - job->window + 1;
+	for (; seq != m->seq && n < max; seq++) {
+		s = optinc_job_copy(job, seq);
+		if (!s->valid || s->seq != seq || !s->up ||
+		    (__s32)(s->up_last - got->up_first) >= 0)
+			continue;
+		if (optinc_hint_lost(m, seq) == 1)
+			lost[n++] = s;
+	}
+	return n;
 }
 
 /* ---- the second level's unit P and truth table (onn mode) ---- */

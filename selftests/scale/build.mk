@@ -16,7 +16,7 @@ $(SCALE_RANK): $(SCALE_RANK).o $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
 
 ALL_TARGETS += $(SCALE_RANK)
 
-SCALE_TESTS += selftests/scale/cascade.sh
+SCALE_TESTS += selftests/scale/cascade.sh selftests/scale/uplink_faults.sh
 
 # a plain MPI program (no optinc in it), for the shim's test
 ifneq ($(MPICC),)

@@ -3,7 +3,9 @@
  * One rank of a job in the many-jobs test: all-reduce deterministic data in
  * a loop for a given time (the ranks of a job agree when to stop), check the
  * first result against a double-precision reference and every later one
- * bit for bit against the first, and report the job's throughput.
+ * bit for bit against the first, and report the job's throughput. With -V
+ * every call has new data (seed + call number) and every result is checked
+ * against its own reference: a result of another call cannot pass.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -25,6 +27,7 @@ struct scale_cfg {
 	double start_at;	/* CLOCK_REALTIME to start the loop at, 0: now */
 	long max_iters;
 	int grank, gsize;	/* -g: place among all ranks of a cascade */
+	int vary;		/* -V: new data every call, every result checked */
 };
 
 struct scale_res {
@@ -32,25 +35,28 @@ struct scale_res {
 	double busy;		/* seconds inside the data all-reduces */
 	double wall;		/* seconds of the whole loop */
 	long wrong;		/* results that differ from the first */
-	long bad;		/* elements of the first result over the bound */
-	uint64_t hash;
+	long bad;		/* elements over the bound (first result, or all with -V) */
+	struct refdata_err err;	/* the worst of the checked results */
+	uint64_t hash;		/* of the first result, or of all with -V */
 };
 
 static void scale_usage(void)
 {
 	fprintf(stderr,
 		"usage: scale_rank [-c COUNT] [-t float|int] [-o avg|sum] [-b BITS] [-s SEED]\n"
-		"                  [-T SECS] [-n MAXITERS] [-S REALTIME_START] [-g RANK:SIZE]\n"
+		"                  [-T SECS] [-n MAXITERS] [-S REALTIME_START] [-g RANK:SIZE] [-V]\n"
 		"rank, size, job and switch come from the environment (OPTINC_*);\n"
 		"-g: the data and the reference are those of rank RANK of SIZE (a rank\n"
-		"of one first-level group in a two-level cascade).\n");
+		"of one first-level group in a two-level cascade);\n"
+		"-V: call k all-reduces the data of seed SEED + k and checks its result\n"
+		"against its reference; the hash covers every result.\n");
 }
 
 static int scale_parse(int argc, char **argv, struct scale_cfg *cfg)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "c:t:o:b:s:T:n:S:g:h")) != -1) {
+	while ((c = getopt(argc, argv, "c:t:o:b:s:T:n:S:g:Vh")) != -1) {
 		switch (c) {
 		case 'c': cfg->count = strtoull(optarg, NULL, 0); break;
 		case 't':
@@ -70,6 +76,7 @@ static int scale_parse(int argc, char **argv, struct scale_cfg *cfg)
 			if (sscanf(optarg, "%d:%d", &cfg->grank, &cfg->gsize) != 2)
 				return -EINVAL;
 			break;
+		case 'V': cfg->vary = 1; break;
 		default: return -EINVAL;
 		}
 	}
@@ -101,22 +108,51 @@ static void scale_wait_start(double at)
 	nanosleep(&ts, NULL);
 }
 
-/* Elements of @res over their bound, or -1 when it cannot tell. */
-static long scale_check(const struct scale_cfg *cfg, const void *res, int size)
+static void scale_fill(const struct scale_cfg *cfg, void *in, uint64_t seed,
+		       int rank)
+{
+	if (cfg->dtype == OPTINC_INT32)
+		refdata_fill_int(in, cfg->count, seed, rank);
+	else
+		refdata_fill_float(in, cfg->count, seed, rank);
+}
+
+/*
+ * Elements of @res (the data of @seed) over their bound, or -1 when it
+ * cannot tell; the worst error so far is kept in @worst.
+ */
+static long scale_check(const struct scale_cfg *cfg, const void *res, int size,
+			uint64_t seed, struct refdata_err *worst)
 {
 	struct refdata_err err;
 	size_t first = 0;
 	float tmp[SCALE_BLOCK];
 
 	if (cfg->dtype == OPTINC_INT32)
-		return refdata_check_int(res, cfg->count, size, cfg->seed, &first);
-	if (refdata_check_float(res, cfg->count, size, cfg->seed,
+		return refdata_check_int(res, cfg->count, size, seed, &first);
+	if (refdata_check_float(res, cfg->count, size, seed,
 				cfg->op == OPTINC_AVG, cfg->bits,
 				SCALE_BLOCK, tmp, &err))
 		return -1;
-	printf("first result: max |err| %.3g, max err/bound %.3f, %zu of %zu over the bound\n",
-	       err.max_abs, err.max_ratio, err.bad, cfg->count);
+	if (err.max_abs > worst->max_abs)
+		worst->max_abs = err.max_abs;
+	if (err.max_ratio > worst->max_ratio)
+		worst->max_ratio = err.max_ratio;
 	return err.bad;
+}
+
+/* -V: call @seed's result against its own reference, into the hash. */
+static void scale_check_call(const struct scale_cfg *cfg, const void *out,
+			     int size, uint64_t seed, struct scale_res *r)
+{
+	long bad = scale_check(cfg, out, size, seed, &r->err);
+
+	if (bad < 0 || r->bad < 0)
+		r->bad = -1;
+	else
+		r->bad += bad;
+	r->hash = (r->hash ^ refdata_hash(out, cfg->count * 4)) *
+		  0x100000001b3ull;
 }
 
 /* Every rank votes whether its time is up; all see the same sum. */
@@ -131,33 +167,42 @@ static int scale_stop(struct optinc_comm *comm, int mine, int *stop)
 }
 
 static int scale_loop(const struct scale_cfg *cfg, struct optinc_comm *comm,
-		      const void *in, void *out, void *first,
+		      int rank, int size, void *in, void *out, void *first,
 		      struct scale_res *r)
 {
 	size_t len = cfg->count * 4;
+	uint64_t seed = cfg->seed;
 	double t0, t1, end;
 	int err, stop = 0;
 
 	t0 = scale_clock(CLOCK_MONOTONIC);
 	end = t0 + cfg->secs;
 	while (!stop) {
+		if (cfg->vary) {
+			seed = cfg->seed + (uint64_t)r->iters;
+			scale_fill(cfg, in, seed, rank);
+		}
 		t1 = scale_clock(CLOCK_MONOTONIC);
 		err = optinc_allreduce(comm, in, out, cfg->count, cfg->dtype,
 				       cfg->op);
 		if (err)
 			return err;
 		r->busy += scale_clock(CLOCK_MONOTONIC) - t1;
-		if (!r->iters++)
+		if (cfg->vary)
+			scale_check_call(cfg, out, size, seed, r);
+		else if (!r->iters)
 			memcpy(first, out, len);
 		else if (memcmp(first, out, len))
 			r->wrong++;
+		r->iters++;
 		err = scale_stop(comm, r->iters >= cfg->max_iters ||
 				 scale_clock(CLOCK_MONOTONIC) >= end, &stop);
 		if (err)
 			return err;
 	}
 	r->wall = scale_clock(CLOCK_MONOTONIC) - t0;
-	r->hash = refdata_hash(first, len);
+	if (!cfg->vary)
+		r->hash = refdata_hash(first, len);
 	return 0;
 }
 
@@ -175,18 +220,17 @@ static int scale_run(const struct scale_cfg *cfg, struct optinc_comm *comm,
 			cfg->count);
 		goto out_free;
 	}
-	if (cfg->dtype == OPTINC_INT32)
-		refdata_fill_int(in, cfg->count, cfg->seed, rank);
-	else
-		refdata_fill_float(in, cfg->count, cfg->seed, rank);
+	scale_fill(cfg, in, cfg->seed, rank);
 	scale_wait_start(cfg->start_at);
-	err = scale_loop(cfg, comm, in, out, first, r);
+	r->hash = 0xcbf29ce484222325ull;
+	err = scale_loop(cfg, comm, rank, size, in, out, first, r);
 	if (err) {
 		fprintf(stderr, "rank %d: allreduce: %s: %s\n", rank,
 			optinc_strerror(err), optinc_comm_errmsg(comm));
 		goto out_free;
 	}
-	r->bad = scale_check(cfg, first, size);
+	if (!cfg->vary)
+		r->bad = scale_check(cfg, first, size, cfg->seed, &r->err);
 out_free:
 	free(in);
 	free(out);
@@ -205,9 +249,19 @@ static void scale_report(const struct scale_cfg *cfg, struct optinc_comm *comm,
 	       cfg->gsize ? cfg->gsize : optinc_comm_size(comm), r->iters,
 	       cfg->count * 4, r->busy, r->wall, r->busy > 0 ? mb / r->busy : 0,
 	       r->wall > 0 ? mb / r->wall : 0, (unsigned long long)r->hash);
-	printf("results differing from the first: %ld; first result %s\n",
-	       r->wrong, r->bad < 0 ? "not checkable" :
-	       r->bad ? "WRONG" : "correct");
+	if (cfg->dtype != OPTINC_INT32 && r->bad >= 0)
+		printf("%s: max |err| %.3g, max err/bound %.3f, %ld of %zu over the bound\n",
+		       cfg->vary ? "all results" : "first result",
+		       r->err.max_abs, r->err.max_ratio, r->bad,
+		       cfg->vary ? cfg->count * r->iters : cfg->count);
+	if (cfg->vary)
+		printf("every result against its reference (%ld calls, new data each): %s\n",
+		       r->iters, r->bad < 0 ? "not checkable" :
+		       r->bad ? "WRONG" : "correct");
+	else
+		printf("results differing from the first: %ld; first result %s\n",
+		       r->wrong, r->bad < 0 ? "not checkable" :
+		       r->bad ? "WRONG" : "correct");
 }
 
 int main(int argc, char **argv)

@@ -416,4 +416,134 @@ TEST(refusals)
 	casc_free(c);
 }
 
+/* Members of group @k send @seq: the slot completes and goes up (stamped). */
+static struct optinc_slot *casc_low_complete(struct casc *c, int k, __u32 seq)
+{
+	struct optinc_slot *s = NULL;
+	struct optinc_msg m;
+	enum optinc_drop why;
+	int r;
+
+	for (r = 0; r < N1; r++) {
+		m = casc_data(c, N1 * k + r, seq, OPTINC_OP_AVG, 8, 64);
+		if (optinc_job_rx(&c->low[k], &m, &c->ep[N1 * k + r], &why, &s) !=
+		    (r == N1 - 1 ? OPTINC_V_FORWARD : OPTINC_V_ABSORBED))
+			return NULL;
+	}
+	return s;
+}
+
+/* Group @k's slot @s goes up (a re-send if it went before); the top gets it if @deliver. */
+static enum optinc_verdict casc_up(struct casc *c, int k, struct optinc_slot *s,
+				   int deliver, int *again,
+				   struct optinc_slot **top_s)
+{
+	struct optinc_msg up;
+	enum optinc_drop why;
+
+	if (casc_parse(c, optinc_build_up(c->frame, FRAME, &c->low[k], s), &up))
+		return OPTINC_V_DROP;
+	*again = optinc_up_sent(&c->low[k], s);
+	if (!deliver)
+		return OPTINC_V_ABSORBED;
+	return optinc_job_rx(&c->top, &up, &c->up[k].self, &why, top_s);
+}
+
+/* The top's result of slot @top_s for group @k, as group @k parses it. */
+static int casc_top_result(struct casc *c, struct optinc_slot *top_s, int k,
+			   struct optinc_msg *m)
+{
+	return casc_parse(c, optinc_build_result(c->frame, FRAME, &c->top, top_s,
+						 &c->ep[0], (__u16)k), m);
+}
+
+/*
+ * Loss on the uplink: the upper result's hint names the DATA a first level
+ * must send up again (lost up, or its result lost down), once per round
+ * trip; never what the upper holds, what went up after the answered frame,
+ * or anything when the result has no hint.
+ */
+TEST(upper_hint_resends)
+{
+	struct casc *c = casc_new();
+	struct optinc_slot *s0[N2], *s1[N2], *s2[N2], *t0 = NULL, *t1 = NULL,
+			   *t2 = NULL, *lost[4];
+	enum optinc_drop why;
+	struct optinc_msg m;
+	int k, again;
+
+	ASSERT_NE(NULL, c);
+	casc_fill(c, 3, 64);
+	/* seq 0 and 1 go up from every group, 1 first in group 3; group 0's 0 is lost */
+	for (k = 0; k < N2; k++) {
+		if (k == 3) {
+			s1[k] = casc_low_complete(c, k, 1);
+			s0[k] = casc_low_complete(c, k, 0);
+		} else {
+			s0[k] = casc_low_complete(c, k, 0);
+			s1[k] = casc_low_complete(c, k, 1);
+		}
+		ASSERT_NE(NULL, s0[k]);
+		ASSERT_NE(NULL, s1[k]);
+	}
+	for (k = 0; k < N2; k++) {
+		if (k == 3) {
+			casc_up(c, k, s1[k], 1, &again, &t1);
+			casc_up(c, k, s0[k], 0, &again, &t0);	/* still on its way */
+		} else {
+			casc_up(c, k, s0[k], k != 0, &again, &t0);
+			casc_up(c, k, s1[k], 1, &again, &t1);
+		}
+		EXPECT_EQ(0, again);
+	}
+	ASSERT_NE(NULL, t1);
+	ASSERT_TRUE(t1->done);
+	/* group 0: seq 1's result says seq 0 never arrived: send it again */
+	ASSERT_EQ(0, casc_top_result(c, t1, 0, &m));
+	ASSERT_EQ(OPTINC_V_COMPLETE, optinc_job_rx_up(&c->low[0], &m, &why, &lost[0]));
+	ASSERT_EQ(1, optinc_up_lost(&c->low[0], &m, lost, 4));
+	EXPECT_EQ(s0[0], lost[0]);
+	/* the same result again (a duplicate): not twice in one round trip */
+	EXPECT_EQ(OPTINC_V_RESEND, optinc_job_rx_up(&c->low[0], &m, &why, &lost[1]));
+	EXPECT_EQ(1, optinc_up_lost(&c->low[0], &m, lost, 4));
+	EXPECT_EQ(OPTINC_V_ABSORBED, casc_up(c, 0, s0[0], 1, &again, &t0));
+	EXPECT_EQ(1, again);
+	EXPECT_EQ(0, optinc_up_lost(&c->low[0], &m, lost, 4));
+	/* group 1: the top holds its seq 0 (waits for group 3): nothing */
+	ASSERT_EQ(0, casc_top_result(c, t1, 1, &m));
+	ASSERT_EQ(OPTINC_V_COMPLETE, optinc_job_rx_up(&c->low[1], &m, &why, &lost[0]));
+	EXPECT_EQ(0, optinc_up_lost(&c->low[1], &m, lost, 4));
+	/* group 3: its seq 0 went up after seq 1: the hint cannot know it yet */
+	ASSERT_EQ(0, casc_top_result(c, t1, 3, &m));
+	ASSERT_EQ(OPTINC_V_COMPLETE, optinc_job_rx_up(&c->low[3], &m, &why, &lost[0]));
+	EXPECT_EQ(0, optinc_up_lost(&c->low[3], &m, lost, 4));
+	/* no hint (an older switch): nothing */
+	m.aux = 0;
+	EXPECT_EQ(0, optinc_up_lost(&c->low[3], &m, lost, 4));
+	/* group 3's seq 0 arrives: seq 0 is done; its result to group 2 is lost */
+	EXPECT_EQ(OPTINC_V_COMPLETE, casc_up(c, 3, s0[3], 1, &again, &t0));
+	EXPECT_EQ(1, again);
+	for (k = 0; k < N2; k++) {
+		s2[k] = casc_low_complete(c, k, 2);
+		ASSERT_NE(NULL, s2[k]);
+		casc_up(c, k, s2[k], 1, &again, &t2);
+	}
+	ASSERT_NE(NULL, t2);
+	ASSERT_TRUE(t2->done);
+	/* group 2, told by seq 2's result: seq 0 is done above, send it again */
+	ASSERT_EQ(0, casc_top_result(c, t1, 2, &m));
+	ASSERT_EQ(OPTINC_V_COMPLETE, optinc_job_rx_up(&c->low[2], &m, &why, &lost[0]));
+	ASSERT_EQ(0, casc_top_result(c, t2, 2, &m));
+	ASSERT_EQ(OPTINC_V_COMPLETE, optinc_job_rx_up(&c->low[2], &m, &why, &lost[0]));
+	ASSERT_EQ(1, optinc_up_lost(&c->low[2], &m, lost, 4));
+	EXPECT_EQ(s0[2], lost[0]);
+	/* which the top answers with the result it kept */
+	EXPECT_EQ(OPTINC_V_RESEND, casc_up(c, 2, s0[2], 1, &again, &t0));
+	ASSERT_EQ(0, casc_top_result(c, t0, 2, &m));
+	EXPECT_EQ(OPTINC_V_COMPLETE, optinc_job_rx_up(&c->low[2], &m, &why, &lost[0]));
+	EXPECT_EQ(0, s0[2]->up);
+	EXPECT_EQ(0, optinc_up_lost(&c->low[2], &m, lost, 4));
+	casc_free(c);
+}
+
 TEST_HARNESS_MAIN

@@ -223,6 +223,18 @@ static void dmn_member(const char *rank, json_object *m)
 	optincctl_print_close();
 }
 
+/* A first-level job's uplink counters (text only once it sent up). */
+static void dmn_job_uplink(json_object *j)
+{
+	bool up = dmn_get_u64(j, "up_frames_out") != 0;
+
+	dmn_u64(j, "up_frames_out", up ? "    uplink: frames-out %" PRIu64 : NULL);
+	dmn_u64(j, "up_results_in", up ? " results-in %" PRIu64 : NULL);
+	dmn_u64(j, "up_resends", up ? " resends %" PRIu64 : NULL);
+	dmn_u64(j, "up_hinted", up ? " (hinted %" PRIu64 ")" : NULL);
+	dmn_u64(j, "up_results_dup", up ? " results-again %" PRIu64 "\n" : NULL);
+}
+
 static void dmn_job_detail(json_object *j, json_object *members)
 {
 	const char *table = dmn_get_str(j, "table");
@@ -246,6 +258,7 @@ static void dmn_job_detail(json_object *j, json_object *members)
 	dmn_u64(j, "wrong_port", "    port-security: wrong-port %" PRIu64);
 	dmn_u64(j, "spoofed", " spoofed %" PRIu64);
 	dmn_u64(j, "rebinds", " rebinds %" PRIu64 "\n");
+	dmn_job_uplink(j);
 	dmn_drops(j, "    ");
 	optincctl_print_open("members", true);
 	json_object_object_foreach(members, rank, m)
