@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <arpa/inet.h>
 #include <rte_byteorder.h>
 #include <rte_malloc.h>
 #include "optincd.h"
@@ -99,8 +100,9 @@ static int agg_table_check(const struct optinc_agg_job *j,
 }
 
 /*
- * Load and check a truth table for @j: the core's checks of the file, then
- * N and B against the job. @why gets the problem.
+ * Load and check a truth table for @j: found as optinc_table_find() says,
+ * the core's checks of the file, then N and B against the job. @why gets
+ * the problem.
  */
 static int agg_table_load(const struct optinc_agg_job *j, const char *path,
 			  struct optinc_agg_table **out, char *why,
@@ -110,11 +112,12 @@ static int agg_table_load(const struct optinc_agg_job *j, const char *path,
 	size_t len = 0;
 	int ret;
 
-	if (!t || !(t->path = strdup(path))) {
+	if (!t) {
 		snprintf(why, why_len, "out of memory");
 		ret = -ENOMEM;
-	} else {
-		ret = agg_read_file(path, &t->buf, &len);
+	} else if (!(ret = optinc_table_find(agg_conf, path, &t->path, why,
+					     why_len))) {
+		ret = agg_read_file(t->path, &t->buf, &len);
 		snprintf(why, why_len, "%s", ret == -EINVAL ?
 			 "not a regular file" : strerror(-ret));
 	}
@@ -132,14 +135,14 @@ static int agg_table_load(const struct optinc_agg_job *j, const char *path,
 static void agg_job_table(struct optinc_agg_job *j)
 {
 	struct optinc_agg_table *t;
-	char why[160];
+	char why[512];
 	int ret;
 
 	ret = agg_table_load(j, j->conf.table, &t, why, sizeof(why));
 	if (ret) {
-		fprintf(stderr, "optincd: job %u: table '%s': %s; the job is not "
-			"served until a good table is installed\n", j->conf.id,
-			j->conf.table, why);
+		OPTINC_LOG(ERR, "job %u: table '%s': %s; the job is not "
+			   "served until a good table is installed", j->conf.id,
+			   j->conf.table, why);
 		j->served = false;
 		return;
 	}
@@ -166,15 +169,17 @@ static int agg_job_init(struct optinc_agg_job *j, const struct optinc_job_conf *
 		agg_job_table(j);
 	j->mem = rte_zmalloc("optinc_job", len, RTE_CACHE_LINE_SIZE);
 	if (!j->mem) {
-		fprintf(stderr, "optincd: job %u: cannot allocate %" PRIu64
-			" bytes for %u slots of %u elements (raise EAL -m?)\n",
-			jc->id, len, 2u * jc->window, jc->max_elems);
+		OPTINC_LOG(ERR, "job %u: cannot allocate %" PRIu64 " bytes for "
+			   "%u slots (window=%u) of %u elements (max-elems): "
+			   "raise EAL -m or lower them", jc->id, len,
+			   2u * jc->window, jc->window, jc->max_elems);
 		return -ENOMEM;
 	}
 	ret = optinc_job_init(&j->core, j->mem, len);
 	if (ret)
-		fprintf(stderr, "optincd: job %u: core refused the job shape\n",
-			jc->id);
+		OPTINC_LOG(ERR, "job %u: the core refused size=%u window=%u "
+			   "max-elems=%u: %s", jc->id, jc->size, jc->window,
+			   jc->max_elems, strerror(-ret));
 	return ret;
 }
 
@@ -198,8 +203,8 @@ int optinc_agg_init(const struct optinc_conf *c)
 	ret = optinc_rl_conf_set(&agg_rl, c->rl_pps, c->rl_burst,
 				 rte_get_tsc_hz());
 	if (ret) {
-		fprintf(stderr, "optincd: --rate-limit %u,%u: %s\n", c->rl_pps,
-			c->rl_burst, strerror(-ret));
+		OPTINC_LOG(ERR, "--rate-limit %u,%u: %s", c->rl_pps,
+			   c->rl_burst, strerror(-ret));
 		return ret;
 	}
 	if (!c->nb_jobs)
@@ -207,7 +212,8 @@ int optinc_agg_init(const struct optinc_conf *c)
 	agg_jobs = rte_zmalloc("optinc_jobs", c->nb_jobs * sizeof(*agg_jobs),
 			       RTE_CACHE_LINE_SIZE);
 	if (!agg_jobs) {
-		fprintf(stderr, "optincd: cannot allocate the job table\n");
+		OPTINC_LOG(ERR, "cannot allocate the table of %u jobs (--job)",
+			   c->nb_jobs);
 		return -ENOMEM;
 	}
 	for (i = 0; i < c->nb_jobs; i++) {
@@ -362,6 +368,8 @@ static void agg_send_nack(struct optinc_agg_job *j, const struct optinc_msg *req
 	uint32_t room;
 	uint8_t *buf;
 
+	OPTINC_LOG_AGG(DEBUG, "job %u: JOIN of rank %u from port %u refused: %s",
+		       req->job, req->rank, port, optinc_drop_names[why]);
 	m = agg_alloc(j, port, &buf, &room);
 	if (!m)
 		return;
@@ -438,6 +446,23 @@ static bool agg_rate_limited(const struct optinc_agg_job *j,
 	return true;
 }
 
+/* Debug (optinc.agg): an accepted JOIN, with how many have joined. */
+static void agg_log_join(const struct optinc_agg_job *j, uint16_t rank,
+			 const struct optinc_endpoint *src, uint16_t port)
+{
+	char mac[24], ip[INET_ADDRSTRLEN];
+
+	if (likely(!rte_log_can_log(optinc_logtype_agg, RTE_LOG_DEBUG)))
+		return;
+	optinc_mac_fmt(mac, sizeof(mac), src->mac);
+	inet_ntop(AF_INET, &src->ip, ip, sizeof(ip));
+	OPTINC_LOG_AGG(DEBUG, "job %u: rank %u joined from port %u (mac %s, "
+		       "%s:%u), %u of %u members", j->conf.id, rank, port, mac,
+		       ip, rte_be_to_cpu_16(src->port),
+		       (unsigned int)__builtin_popcountll(j->core.joined),
+		       j->core.size);
+}
+
 /* @rank's JOIN from @port was accepted: bind it, and pin its MAC there. */
 static void agg_bind(struct optinc_agg_job *j, uint16_t rank,
 		     const struct optinc_endpoint *src, uint16_t port,
@@ -457,10 +482,9 @@ static void agg_bind(struct optinc_agg_job *j, uint16_t rank,
 		OPTINC_STAT_INC(j->stats.rebinds);
 		optinc_mac_fmt(was, sizeof(was), old.mac);
 		optinc_mac_fmt(is, sizeof(is), src->mac);
-		printf("optincd: job %u: rank %u moved from port %u (mac %s) "
-		       "to port %u (mac %s): rebound\n", j->conf.id, rank,
-		       old_port, was, port, is);
-		fflush(stdout);
+		OPTINC_LOG_AGG(NOTICE, "job %u: rank %u moved from port %u "
+			       "(mac %s) to port %u (mac %s): rebound",
+			       j->conf.id, rank, old_port, was, port, is);
 		break;
 	case OPTINC_BIND_NEW:
 		break;
@@ -502,6 +526,7 @@ static void agg_verdict(struct optinc_agg_job *j, const struct optinc_msg *msg,
 	case OPTINC_V_JOIN_ACK:
 		OPTINC_STAT_INC(j->stats.joins);
 		agg_bind(j, msg->rank, &l->src, port, now);
+		agg_log_join(j, msg->rank, &l->src, port);
 		if (optinc_uplink_joined(j, msg->rank, now))
 			break;
 		if (optinc_job_complete(&j->core))
@@ -590,6 +615,10 @@ void optinc_agg_sync(void)
 		t = __atomic_exchange_n(&j->pending, NULL, __ATOMIC_ACQ_REL);
 		if (!t)
 			continue;
+		OPTINC_LOG(DEBUG, "job %u: the datapath uses table '%s' from "
+			   "now on%s%s", j->conf.id, t->path,
+			   j->table ? ", instead of " : "",
+			   j->table ? j->table->path : "");
 		j->retired = j->table;
 		j->core.table = &t->t;
 		j->core.mode = OPTINC_MODE_ONN;
@@ -663,13 +692,12 @@ int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
 			ret = agg_hand_over(j, t, why, why_len);
 	}
 	if (ret) {
-		fprintf(stderr, "optincd: job %u: table '%s': %s; the job keeps "
-			"its mode and table\n", j->conf.id, path, why);
+		OPTINC_LOG(ERR, "job %u: table '%s': %s; the job keeps its "
+			   "mode and table", j->conf.id, path, why);
 		return ret;
 	}
-	printf("optincd: job %u: table '%s' installed (%u wrong entries), "
-	       "mode onn\n", j->conf.id, path, t->wrong);
-	fflush(stdout);
+	OPTINC_LOG(INFO, "job %u: table '%s' installed (%u wrong entries), "
+		   "mode onn", j->conf.id, t->path, t->wrong);
 	return 0;
 }
 

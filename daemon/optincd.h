@@ -9,6 +9,7 @@
 #include <rte_arp.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
+#include <rte_log.h>
 #include <rte_mbuf.h>
 #include <optinc/core.h>
 #include <optinc/bind.h>
@@ -25,6 +26,10 @@
 #define OPTINC_DEF_WINDOW	64
 #define OPTINC_DEF_MAX_ELEMS	8704
 #define OPTINC_MAX_WINDOW	4096
+/* where `make install` puts the truth tables (daemon/build.mk sets it) */
+#ifndef OPTINC_TABLE_DIR
+#define OPTINC_TABLE_DIR	"/usr/local/share/optinc"
+#endif
 
 struct optinc_job_conf {
 	uint16_t id;
@@ -52,9 +57,34 @@ struct optinc_conf {
 	uint32_t idle_us;
 	uint32_t rl_pps;		/* --rate-limit: charged frames/s/port, 0: off */
 	uint32_t rl_burst;
+	char *table_dir;		/* --table-dir, or NULL: OPTINC_TABLE_DIR */
 	unsigned int nb_jobs;
 	struct optinc_job_conf jobs[OPTINC_MAX_JOBS];
 };
+
+/*
+ * optincd logs through DPDK's log (EAL's --log-level, syslog, the console
+ * stream), with three log types, each INFO by default:
+ *   optinc         start-up, options, ports, telemetry, truth tables
+ *   optinc.agg     jobs' members: JOINs, rebinds
+ *   optinc.uplink  cascading: the upper switch's answers
+ * e.g. --log-level=optinc:debug, --log-level='optinc.*:debug' (the two
+ * others), --log-level='optinc*:debug' (all three). Every line starts
+ * with "optincd: "; the macros add the newline.
+ */
+extern int optinc_logtype;
+extern int optinc_logtype_agg;
+extern int optinc_logtype_uplink;
+
+#define OPTINC_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, optinc_logtype, \
+		"optincd: " fmt "\n", ##__VA_ARGS__)
+#define OPTINC_LOG_AGG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, optinc_logtype_agg, \
+		"optincd: " fmt "\n", ##__VA_ARGS__)
+#define OPTINC_LOG_UPLINK(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, optinc_logtype_uplink, \
+		"optincd: " fmt "\n", ##__VA_ARGS__)
 
 /* Ethernet address as Linux tools print it: lowercase, colons. */
 static inline void optinc_mac_fmt(char *buf, size_t len, const uint8_t *mac)
@@ -68,6 +98,8 @@ void optinc_opts_defaults(struct optinc_conf *c);
 int optinc_opts_parse(struct optinc_conf *c, int argc, char **argv);
 void optinc_opts_usage(const char *prog);
 void optinc_opts_free(struct optinc_conf *c);
+int optinc_table_find(const struct optinc_conf *c, const char *name,
+		      char **path, char *why, size_t why_len);
 
 /* eal_args.c */
 int optinc_eal_args(int argc, char **argv, char ***out);

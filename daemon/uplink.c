@@ -85,7 +85,7 @@ static int uplink_setup(struct optinc_agg_job *j)
 	char ip[INET_ADDRSTRLEN];
 
 	if (!jc->up_job) {
-		fprintf(stderr, "optincd: job %u: up= needs up-job=\n", jc->id);
+		OPTINC_LOG(ERR, "--job id=%u: up= needs up-job=", jc->id);
 		return -EINVAL;
 	}
 	memset(u, 0, sizeof(*u));
@@ -98,14 +98,15 @@ static int uplink_setup(struct optinc_agg_job *j)
 	u->core.token = jc->up_token;
 	j->core.up = &u->core;
 	if (j->core.max_elems > max) {
-		printf("optincd: job %u: max-elems %u -> %u, so that its upstream "
-		       "frames fit the MTU\n", jc->id, j->core.max_elems, max);
+		OPTINC_LOG_UPLINK(NOTICE, "job %u: max-elems %u -> %u, so that "
+				  "its upstream frames fit the MTU", jc->id,
+				  j->core.max_elems, max);
 		j->core.max_elems = max;
 		j->conf.max_elems = max;
 	}
 	inet_ntop(AF_INET, &jc->up_ip, ip, sizeof(ip));
-	printf("optincd: job %u: uplink to %s:%u, job %u rank %u\n", jc->id,
-	       ip, jc->up_port, jc->up_job, jc->up_rank);
+	OPTINC_LOG_UPLINK(INFO, "job %u: uplink to %s:%u, job %u rank %u",
+			  jc->id, ip, jc->up_port, jc->up_job, jc->up_rank);
 	nb_uplinks++;
 	return 0;
 }
@@ -343,8 +344,8 @@ void optinc_uplink_forward(struct optinc_agg_job *j, const struct optinc_slot *s
 static void uplink_refused(struct uplink *u, const char *why, unsigned int v)
 {
 	if (!u->refused)
-		fprintf(stderr, "optincd: job %u: upper switch job %u: %s %u\n",
-			u->j->conf.id, u->core.job, why, v);
+		OPTINC_LOG_UPLINK(ERR, "job %u: upper switch job %u: %s %u",
+				  u->j->conf.id, u->core.job, why, v);
 	u->refused = true;
 }
 
@@ -361,6 +362,9 @@ static void uplink_ack(struct uplink *u, const struct optinc_msg *msg,
 	if (msg->aux < msg->size)
 		return;
 	u->complete = true;
+	OPTINC_LOG_UPLINK(DEBUG, "job %u: rank %u of upper job %u, which has "
+			  "all its %u members now (window %u)", u->j->conf.id,
+			  u->core.rank, u->core.job, msg->size, u->core.window);
 	if (optinc_job_complete(&u->j->core))
 		optinc_agg_send_all(u->j, NULL, now);
 }
