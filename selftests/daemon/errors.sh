@@ -4,22 +4,9 @@
 # given a bad value names that option, a failed EAL start-up names the
 # usual fixes, and each bad telemetry request answers an error object
 # naming the bad parameter (not a bare null), which optincctl prints.
-# No network: one net_null port. TAP (selftests/net/lib.sh).
+# No network: one net_null port (selftests/daemon/lib.sh). TAP.
 set -u
-. "$(dirname "$0")/../net/lib.sh"
-D=$O/bin/optincd
-C=$O/bin/optincctl
-prefix=optinc-err-$$
-T_TMP=$(mktemp -d)
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill -INT "$pid" 2>/dev/null && wait "$pid"
-	rm -rf "/var/run/dpdk/$prefix"
-	tb_cleanup
-}
-trap cleanup EXIT
-EAL=(-l 0 --no-huge -m 64 --no-pci --no-shconf --file-prefix "$prefix"
-     --vdev net_null0,no-rx=1)
+. "$(dirname "$0")/lib.sh"
 
 # refused WANT ARGS...: optincd (after --) exits non-zero saying WANT
 refused() {
@@ -69,16 +56,7 @@ eal_hint() {
 }
 
 start() {
-	"$D" "${EAL[@]}" -- --addr 10.77.0.254 --job id=1,size=2 \
-		--job id=7,size=4 >"$T_TMP/d.log" 2>&1 &
-	pid=$!
-	for _ in $(seq 100); do
-		"$C" --prefix "$prefix" daemon show >/dev/null 2>&1 && return 0
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	sed 's/^/# /' "$T_TMP/d.log"
-	return 1
+	d_start "$T_TMP/d.log" . -- --addr 10.77.0.254 --job id=1,size=2 --job id=7,size=4
 }
 
 # tel_error CMD PARAM TEXT: CMD's answer, through DPDK's own client

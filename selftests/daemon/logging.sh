@@ -2,47 +2,28 @@
 # SPDX-License-Identifier: GPL-2.0
 # optincd logs through DPDK's log types "optinc", "optinc.agg" and
 # "optinc.uplink" (daemon/optincd.h), so EAL's --log-level controls it:
-# debug lines only when asked for (optinc:debug: telemetry requests;
-# 'optinc.*:debug': a member's JOIN), nothing below the level asked for
-# (optinc:warning hides the start-up lines, not the errors). One net_null
-# optincd, then a one-server testbed for a JOIN. TAP (selftests/net/lib.sh).
+# debug lines only when asked for (optinc:debug: telemetry requests and
+# table swaps; 'optinc.*:debug': a member's JOIN), nothing below the
+# level asked for (optinc:warning hides the start-up lines). One net_null
+# optincd (selftests/daemon/lib.sh), then a one-server testbed for a JOIN.
+# TAP.
 set -u
-. "$(dirname "$0")/../net/lib.sh"
+. "$(dirname "$0")/lib.sh"
 require_root
-D=$O/bin/optincd
-C=$O/bin/optincctl
 FRAMES=$SRC_ROOT/selftests/daemon/frames.py
-prefix=optinc-log-$$
-T_TMP=$(mktemp -d)
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill -INT "$pid" 2>/dev/null && wait "$pid"
-	rm -rf "/var/run/dpdk/$prefix"
-	tb_cleanup
-}
-trap cleanup EXIT
-EAL=(-l 0 --no-huge -m 64 --no-pci --no-shconf --file-prefix "$prefix"
-     --vdev net_null0,no-rx=1)
 
 # logged LOG EAL-ARGS...: optincd with EAL-ARGS, asked /optinc/info once
-# by optincctl, stopped; its output in $T_TMP/LOG
+# by optincctl and given the N = 4 table for its job, stopped; its output
+# in $T_TMP/LOG
 logged() {
 	local log=$T_TMP/$1
 
 	shift
-	"$D" "${EAL[@]}" "$@" -- --addr 10.77.0.254 --job id=1,size=2 >"$log" 2>&1 &
-	pid=$!
-	for _ in $(seq 100); do
-		"$C" --prefix "$prefix" daemon show >/dev/null 2>&1 && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -INT "$pid" && wait "$pid"
-	local rc=$?
-	pid=
+	d_start "$log" . "$@" -- --addr 10.77.0.254 --job id=1,size=4 &&
+		"$C" --prefix "$prefix" daemon table 1 "$SRC_ROOT/models/onn-n4.tbl" >/dev/null
+	d_stop || return 1
 	grep -q "optincd: stopping" "$log" || [ "$*" = --log-level=optinc:warning ] ||
 		{ sed 's/^/# /' "$log"; return 1; }
-	return $rc
 }
 
 has() { grep -qF -- "$2" "$T_TMP/$1" && return 0; echo "# not in $1: $2"; return 1; }
@@ -63,12 +44,14 @@ join_logged() {
 	return 1
 }
 
-tap_plan 11
+tap_plan 12
 ok_if "optincd at the default level" logged default.log
-ok_if "  no debug line" lacks default.log "optincd: telemetry:"
+ok_if "  no debug line" eval 'lacks default.log "optincd: telemetry:" && lacks default.log "the datapath uses table"'
 ok_if "  the start-up lines at info" has default.log "optincd: switch 10.77.0.254"
 ok_if "optincd with --log-level=optinc:debug" logged optinc.log --log-level=optinc:debug
 ok_if "  and each telemetry request at debug" has optinc.log "optincd: telemetry: /optinc/info"
+ok_if "  and the datapath taking a new table at debug" has optinc.log \
+	"optincd: job 1: the datapath uses table '$SRC_ROOT/models/onn-n4.tbl' from now on"
 ok_if "  only type optinc at debug" has_line optinc.log "optincd: debug messages on for log type optinc"
 ok_if "--log-level=optinc:warning: no info lines, still stops" logged warn.log --log-level=optinc:warning
 ok_if "  nothing below warning" lacks warn.log "optincd: switch"

@@ -6,47 +6,24 @@
 # error naming both places; a path with '/' is never searched for; the
 # same order for a table installed at run time (optincctl daemon table).
 # The default directory is tested on a staged install (install/install.sh).
-# No network: one net_null port. TAP (selftests/net/lib.sh).
+# No network: one net_null port (selftests/daemon/lib.sh). TAP.
 set -u
-. "$(dirname "$0")/../net/lib.sh"
-D=$O/bin/optincd
-C=$O/bin/optincctl
+. "$(dirname "$0")/lib.sh"
 TBL=$SRC_ROOT/models/onn-n4.tbl
-prefix=optinc-tbl-$$
-T_TMP=$(mktemp -d)
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill -INT "$pid" 2>/dev/null && wait "$pid"
-	rm -rf "/var/run/dpdk/$prefix"
-	tb_cleanup
-}
-trap cleanup EXIT
-EAL=(-l 0 --no-huge -m 64 --no-pci --no-shconf --file-prefix "$prefix"
-     --vdev net_null0,no-rx=1)
 mkdir -p "$T_TMP/share" "$T_TMP/cwd" "$T_TMP/empty"
 cp "$TBL" "$T_TMP/share/onn-n4.tbl"
 cp "$TBL" "$T_TMP/cwd/onn-n4.tbl"
 
-# start DIR ARGS...: optincd in working directory DIR, ready for telemetry
+# start DIR OPTIONS...: optincd in working directory DIR
 start() {
 	local dir=$1
 
 	shift
-	(cd "$dir" && exec "$D" "${EAL[@]}" -- --addr 10.77.0.254 "$@") \
-		>"$T_TMP/d.log" 2>&1 &
-	pid=$!
-	for _ in $(seq 100); do
-		"$C" --prefix "$prefix" daemon show >/dev/null 2>&1 && return 0
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	sed 's/^/# /' "$T_TMP/d.log"
-	return 1
+	d_start "$T_TMP/d.log" "$dir" -- --addr 10.77.0.254 "$@"
 }
 
 stop() {
-	kill -INT "$pid" && wait "$pid"
-	pid=
+	d_stop
 }
 
 # job_is ID SERVED TABLE: job ID's served flag and table as /optinc/job says
