@@ -6,6 +6,9 @@
 O	?= build
 PREFIX	?= /usr/local
 LIBDIR	?= $(PREFIX)/lib
+DATADIR	?= $(PREFIX)/share
+# truth tables and ONN models (models/), found there by optincd
+OPTINC_DATADIR ?= $(DATADIR)/optinc
 DESTDIR	?=
 CC	?= cc
 V	?= 0
@@ -58,16 +61,23 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)O=$(O) selftests/run-tests $(TEST_PROGS)
 
-# Programs in $(BINS), libraries in $(LIBS) (symlinks kept), the public
-# header and the pkg-config file $(PCFILE); python/build.mk adds the
-# Python package.
+# Programs in $(BINS) and the testbed tool (it runs the optincd beside it),
+# libraries in $(LIBS) (symlinks kept), the public header, the pkg-config
+# file $(PCFILE), and the shipped models/ (truth tables, ONN models) in
+# $(OPTINC_DATADIR), where optincd looks for a table= given by file name;
+# python/build.mk adds the Python package, kmod/build.mk the module (with
+# KDIR= or the running kernel's build directory).
+INSTALL_MODELS := $(wildcard models/*.tbl models/*.onn)
+TESTBED_TOOL := tools/testbed/optinc-testbed
+
 install: all
 	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/optinc \
-		$(DESTDIR)$(LIBDIR)/pkgconfig
-	$(Q)install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+		$(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(OPTINC_DATADIR)
+	$(Q)install -m 0755 $(BINS) $(TESTBED_TOOL) $(DESTDIR)$(PREFIX)/bin/
 	$(Q)install -m 0644 lib/include/optinc/optinc.h $(DESTDIR)$(PREFIX)/include/optinc/
 	$(Q)cp -P $(LIBS) $(DESTDIR)$(LIBDIR)/
 	$(Q)install -m 0644 $(PCFILE) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	$(Q)install -m 0644 $(INSTALL_MODELS) $(DESTDIR)$(OPTINC_DATADIR)/
 
 clean:
 	$(Q)rm -rf $(O)

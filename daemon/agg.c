@@ -10,12 +10,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <rte_cycles.h>
 #include "optincd.h"
 
 static const struct optinc_conf *agg_conf;
 /* --rate-limit in TSC ticks, set once at init */
 static struct optinc_rl_conf agg_rl;
+
+/* The configuration optinc_agg_dp_init() took (table.c: --table-dir). */
+const struct optinc_conf *optinc_agg_conf(void)
+{
+	return agg_conf;
+}
 
 /* The switch's address and the rate limit, before any job (job.c). */
 int optinc_agg_dp_init(const struct optinc_conf *c)
@@ -26,8 +33,8 @@ int optinc_agg_dp_init(const struct optinc_conf *c)
 	ret = optinc_rl_conf_set(&agg_rl, c->rl_pps, c->rl_burst,
 				 rte_get_tsc_hz());
 	if (ret)
-		fprintf(stderr, "optincd: --rate-limit %u,%u: %s\n", c->rl_pps,
-			c->rl_burst, strerror(-ret));
+		OPTINC_LOG(ERR, "--rate-limit %u,%u: %s", c->rl_pps,
+			   c->rl_burst, strerror(-ret));
 	return ret;
 }
 
@@ -140,6 +147,8 @@ static void agg_send_nack(struct optinc_agg_job *j, const struct optinc_msg *req
 	uint32_t room;
 	uint8_t *buf;
 
+	OPTINC_LOG_AGG(DEBUG, "job %u: JOIN of rank %u from port %u refused: %s",
+		       req->job, req->rank, port, optinc_drop_names[why]);
 	m = agg_alloc(j, port, &buf, &room);
 	if (!m)
 		return;
@@ -216,6 +225,23 @@ static bool agg_rate_limited(const struct optinc_agg_job *j,
 	return true;
 }
 
+/* Debug (optinc.agg): an accepted JOIN, with how many have joined. */
+static void agg_log_join(const struct optinc_agg_job *j, uint16_t rank,
+			 const struct optinc_endpoint *src, uint16_t port)
+{
+	char mac[24], ip[INET_ADDRSTRLEN];
+
+	if (likely(!rte_log_can_log(optinc_logtype_agg, RTE_LOG_DEBUG)))
+		return;
+	optinc_mac_fmt(mac, sizeof(mac), src->mac);
+	inet_ntop(AF_INET, &src->ip, ip, sizeof(ip));
+	OPTINC_LOG_AGG(DEBUG, "job %u: rank %u joined from port %u (mac %s, "
+		       "%s:%u), %u of %u members", j->conf.id, rank, port, mac,
+		       ip, rte_be_to_cpu_16(src->port),
+		       (unsigned int)__builtin_popcountll(j->core.joined),
+		       j->core.size);
+}
+
 /* @rank's JOIN from @port was accepted: bind it, and pin its MAC there. */
 static void agg_bind(struct optinc_agg_job *j, uint16_t rank,
 		     const struct optinc_endpoint *src, uint16_t port,
@@ -235,10 +261,9 @@ static void agg_bind(struct optinc_agg_job *j, uint16_t rank,
 		OPTINC_STAT_INC(j->stats.rebinds);
 		optinc_mac_fmt(was, sizeof(was), old.mac);
 		optinc_mac_fmt(is, sizeof(is), src->mac);
-		printf("optincd: job %u: rank %u moved from port %u (mac %s) "
-		       "to port %u (mac %s): rebound\n", j->conf.id, rank,
-		       old_port, was, port, is);
-		fflush(stdout);
+		OPTINC_LOG_AGG(NOTICE, "job %u: rank %u moved from port %u "
+			       "(mac %s) to port %u (mac %s): rebound",
+			       j->conf.id, rank, old_port, was, port, is);
 		break;
 	case OPTINC_BIND_NEW:
 		break;
@@ -280,6 +305,7 @@ static void agg_verdict(struct optinc_agg_job *j, const struct optinc_msg *msg,
 	case OPTINC_V_JOIN_ACK:
 		OPTINC_STAT_INC(j->stats.joins);
 		agg_bind(j, msg->rank, &l->src, port, now);
+		agg_log_join(j, msg->rank, &l->src, port);
 		if (optinc_uplink_joined(j, msg->rank, now))
 			break;
 		if (optinc_job_complete(&j->core))

@@ -16,8 +16,19 @@ $(O)/daemon/.dpdk-found:
 	@pkg-config --exists libdpdk || { echo "optincd: DPDK not found: install libdpdk-dev (make deps)" >&2; exit 1; }
 	@mkdir -p $(dir $@) && touch $@
 
-$(OPTINCD_OBJS): EXTRA_CFLAGS += $(DPDK_CFLAGS)
+# log types "optinc" and "optinc.SUFFIX" (RTE_LOG_REGISTER_DEFAULT/_SUFFIX)
+$(OPTINCD_OBJS): EXTRA_CFLAGS += $(DPDK_CFLAGS) -DRTE_LOG_DEFAULT_LOGTYPE=optinc
 $(OPTINCD_OBJS): | $(O)/daemon/.dpdk-found
+
+# A table= given as a bare file name is looked for in $(OPTINC_DATADIR),
+# where `make install` puts models/ (optincd --table-dir overrides it).
+# The stamp rebuilds options.o when the directory changes.
+OPTINCD_DATADIR_STAMP := $(O)/daemon/datadir
+$(OPTINCD_DATADIR_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(OPTINC_DATADIR)' | cmp -s - $@ || echo '$(OPTINC_DATADIR)' > $@
+$(O)/daemon/options.o: $(OPTINCD_DATADIR_STAMP)
+$(O)/daemon/options.o: EXTRA_CFLAGS += -DOPTINC_TABLE_DIR='"$(OPTINC_DATADIR)"'
 
 $(OPTINCD): $(OPTINCD_OBJS) $(CORE_LIB)
 	$(call msg,LD,$@)
@@ -28,4 +39,5 @@ BINS += $(OPTINCD)
 ALL_TARGETS += $(OPTINCD)
 
 TEST_PROGS += selftests/daemon/options.sh selftests/daemon/datapath.sh \
-	      selftests/daemon/ctl.sh
+	      selftests/daemon/ctl.sh selftests/daemon/errors.sh \
+	      selftests/daemon/tables.sh selftests/daemon/logging.sh

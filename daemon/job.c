@@ -61,6 +61,7 @@ static int job_init(struct optinc_agg_job *j, const struct optinc_job_conf *jc,
 		    bool strict, char *why, size_t why_len)
 {
 	uint64_t len = optinc_job_mem(jc->window, jc->max_elems);
+	int ret;
 
 	j->conf = *jc;
 	j->conf.table = jc->table ? strdup(jc->table) : NULL;
@@ -80,21 +81,25 @@ static int job_init(struct optinc_agg_job *j, const struct optinc_job_conf *jc,
 	if (jc->table && optinc_agg_job_table(j, why, why_len)) {
 		if (strict)
 			return -EINVAL;
-		fprintf(stderr, "optincd: job %u: table '%s': %s; the job is not "
-			"served until a good table is installed\n", jc->id,
-			jc->table, why);
+		OPTINC_LOG(ERR, "job %u: table '%s': %s; the job is not "
+			   "served until a good table is installed", jc->id,
+			   jc->table, why);
 		j->served = false;
 	}
 	j->mem = rte_zmalloc("optinc_job", len, RTE_CACHE_LINE_SIZE);
 	if (!j->mem) {
 		snprintf(why, why_len, "cannot allocate %" PRIu64 " bytes for "
-			 "%u slots of %u elements (raise EAL -m?)", len,
-			 2u * jc->window, jc->max_elems);
+			 "%u slots (window=%u) of %u elements (max-elems): "
+			 "raise EAL -m or lower them", len, 2u * jc->window,
+			 jc->window, jc->max_elems);
 		return -ENOMEM;
 	}
-	if (optinc_job_init(&j->core, j->mem, len)) {
-		snprintf(why, why_len, "the core refused the job's shape");
-		return -EINVAL;
+	ret = optinc_job_init(&j->core, j->mem, len);
+	if (ret) {
+		snprintf(why, why_len, "the core refused size=%u window=%u "
+			 "max-elems=%u: %s", jc->size, jc->window,
+			 jc->max_elems, strerror(-ret));
+		return ret;
 	}
 	return 0;
 }
@@ -123,7 +128,8 @@ int optinc_agg_init(const struct optinc_conf *c)
 	job_tab = rte_zmalloc("optinc_jobs", OPTINC_MAX_JOBS * sizeof(*job_tab),
 			      RTE_CACHE_LINE_SIZE);
 	if (!job_tab) {
-		fprintf(stderr, "optincd: cannot allocate the job table\n");
+		OPTINC_LOG(ERR, "cannot allocate the job table (%u entries)",
+			   OPTINC_MAX_JOBS);
 		return -ENOMEM;
 	}
 	for (i = 0; i < OPTINC_MAX_JOBS; i++)
@@ -132,7 +138,7 @@ int optinc_agg_init(const struct optinc_conf *c)
 		j = &job_tab[i];
 		ret = job_init(j, &c->jobs[i], false, why, sizeof(why));
 		if (ret) {
-			fprintf(stderr, "optincd: job %u: %s\n", c->jobs[i].id, why);
+			OPTINC_LOG(ERR, "job %u: %s", c->jobs[i].id, why);
 			return ret;
 		}
 		j->in_use = true;
@@ -321,15 +327,14 @@ struct optinc_agg_job *optinc_agg_job_add(const char *spec, char *why,
 	if (ret) {
 		if (j)
 			job_release(j);
-		fprintf(stderr, "optincd: job add '%s': %s\n", spec, why);
+		OPTINC_LOG(ERR, "job add '%s': %s", spec, why);
 		return NULL;
 	}
 	j->in_use = true;
-	printf("optincd: job %u added: size %u bits %u mode %s window %u "
-	       "max-elems %u\n", jc.id, jc.size, jc.bits,
-	       j->core.mode == OPTINC_MODE_ONN ? "onn" : "exact",
-	       j->core.window, j->core.max_elems);
-	fflush(stdout);
+	OPTINC_LOG(INFO, "job %u added: size %u bits %u mode %s window %u "
+		   "max-elems %u", jc.id, jc.size, jc.bits,
+		   j->core.mode == OPTINC_MODE_ONN ? "onn" : "exact",
+		   j->core.window, j->core.max_elems);
 	return j;
 }
 
@@ -359,7 +364,6 @@ int optinc_agg_job_del(uint16_t id, char *why, size_t why_len)
 		return -ETIMEDOUT;
 	}
 	job_release(j);
-	printf("optincd: job %u removed\n", id);
-	fflush(stdout);
+	OPTINC_LOG(INFO, "job %u removed", id);
 	return 0;
 }

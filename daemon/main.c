@@ -22,6 +22,11 @@
 
 static volatile bool force_quit;
 
+/* optincd's log types (optincd.h); RTE_LOG_DEFAULT_LOGTYPE is "optinc" */
+RTE_LOG_REGISTER_DEFAULT(optinc_logtype, INFO);
+RTE_LOG_REGISTER_SUFFIX(optinc_logtype_agg, agg, INFO);
+RTE_LOG_REGISTER_SUFFIX(optinc_logtype_uplink, uplink, INFO);
+
 static void signal_handler(int signum)
 {
 	if (signum == SIGINT || signum == SIGTERM)
@@ -90,6 +95,20 @@ static void main_loop(const struct optinc_conf *c)
 	}
 }
 
+/* A job's line: its table as found (optinc_table_find()), else as given. */
+static void main_banner_job(const struct optinc_job_conf *jc,
+			    const struct optinc_agg_job *j)
+{
+	const char *table = j->table ? j->table->path : jc->table;
+
+	OPTINC_LOG(INFO, "job %u size %u bits %u mode %s%s%s window %u "
+		   "max-elems %u%s", jc->id, jc->size, jc->bits,
+		   jc->mode == OPTINC_MODE_ONN ? "onn" : "exact",
+		   table ? " table " : "", table ? table : "",
+		   jc->window, jc->max_elems,
+		   j->served ? "" : " (not served: bad table)");
+}
+
 static void main_banner(const struct optinc_conf *c)
 {
 	char ip[INET_ADDRSTRLEN], mac[RTE_ETHER_ADDR_FMT_SIZE];
@@ -98,32 +117,29 @@ static void main_banner(const struct optinc_conf *c)
 
 	inet_ntop(AF_INET, &c->sw.ip, ip, sizeof(ip));
 	optinc_mac_fmt(mac, sizeof(mac), c->sw.mac);
-	printf("optincd: switch %s mac %s udp %u, lcore %u, idle sleep up to %u us\n",
-	       ip, mac, c->udp_port, rte_lcore_id(), c->idle_us);
+	OPTINC_LOG(INFO, "switch %s mac %s udp %u, lcore %u, idle sleep up to %u us",
+		   ip, mac, c->udp_port, rte_lcore_id(), c->idle_us);
 	if (c->rl_pps)
-		printf("optincd: rate limit %u JOINs and bad frames/s per port, burst %u\n",
-		       c->rl_pps, c->rl_burst);
+		OPTINC_LOG(INFO, "rate limit %u JOINs and bad frames/s per port, burst %u",
+			   c->rl_pps, c->rl_burst);
 	else
-		printf("optincd: rate limit off\n");
+		OPTINC_LOG(INFO, "rate limit off");
 	for (i = 0; i < optinc_nb_ports; i++) {
 		p = optinc_port_ids[i];
-		printf("optincd: port %u %s (%s) mtu %u max frame %u\n", p,
-		       optinc_ports[p].name, optinc_ports[p].driver,
-		       optinc_ports[p].mtu, optinc_ports[p].max_frame);
+		OPTINC_LOG(INFO, "port %u %s (%s) mtu %u max frame %u", p,
+			   optinc_ports[p].name, optinc_ports[p].driver,
+			   optinc_ports[p].mtu, optinc_ports[p].max_frame);
 	}
 	for (i = 0; i < c->nb_jobs; i++)
-		printf("optincd: job %u size %u bits %u mode %s%s%s window %u "
-		       "max-elems %u%s\n", c->jobs[i].id, c->jobs[i].size,
-		       c->jobs[i].bits,
-		       c->jobs[i].mode == OPTINC_MODE_ONN ? "onn" : "exact",
-		       c->jobs[i].table ? " table " : "",
-		       c->jobs[i].table ? c->jobs[i].table : "",
-		       c->jobs[i].window, c->jobs[i].max_elems,
-		       optinc_agg_at(i)->served ? "" : " (not served: bad table)");
+		main_banner_job(&c->jobs[i], optinc_agg_at(i));
 	if (rte_lcore_count() > 1)
-		printf("optincd: only lcore %u polls; the other lcores idle\n",
-		       rte_lcore_id());
-	fflush(stdout);
+		OPTINC_LOG(INFO, "only lcore %u polls; the other lcores idle",
+			   rte_lcore_id());
+	OPTINC_LOG(DEBUG, "debug messages on for log type optinc%s%s",
+		   rte_log_can_log(optinc_logtype_agg, RTE_LOG_DEBUG) ?
+		   ", optinc.agg" : "",
+		   rte_log_can_log(optinc_logtype_uplink, RTE_LOG_DEBUG) ?
+		   ", optinc.uplink" : "");
 }
 
 /* Ports, jobs and telemetry; on failure what was set up stays for cleanup. */
@@ -163,6 +179,19 @@ static bool main_help_only(int argc, char **argv)
 	return false;
 }
 
+/*
+ * rte_eal_init() failed and EAL's own lines ("EAL: ...") above say why;
+ * this names the usual causes on a machine set up for the first time.
+ */
+static void main_eal_failed(void)
+{
+	OPTINC_LOG(ERR, "EAL start-up failed: %s. Without hugepages: EAL "
+		   "options --no-huge -m 256; without DPDK NICs: --no-pci and "
+		   "--vdev net_af_packet0,iface=IFACE; several optincd: "
+		   "--file-prefix NAME each (Documentation/optincd.md)",
+		   rte_strerror(rte_errno));
+}
+
 int main(int argc, char **argv)
 {
 	struct optinc_conf conf;
@@ -177,12 +206,16 @@ int main(int argc, char **argv)
 	}
 	rte_set_application_usage_hook(optinc_opts_usage);
 	if (optinc_eal_args(argc, argv, &eal_argv)) {
-		fprintf(stderr, "optincd: out of memory\n");
+		OPTINC_LOG(ERR, "out of memory");
 		return EXIT_FAILURE;
 	}
 	ret = rte_eal_init(argc, eal_argv);
-	if (ret < 0)
-		rte_exit(EXIT_FAILURE, "Invalid EAL arguments\n");
+	if (ret < 0) {
+		main_eal_failed();
+		free(eal_argv);
+		optinc_eal_args_free();
+		return EXIT_FAILURE;
+	}
 	n = argc - ret;
 
 	force_quit = false;
@@ -198,7 +231,7 @@ int main(int argc, char **argv)
 	if (!ret && !conf.help) {
 		main_banner(&conf);
 		main_loop(&conf);
-		printf("optincd: stopping\n");
+		OPTINC_LOG(INFO, "stopping");
 	}
 
 	optinc_tlm_stop();

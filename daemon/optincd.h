@@ -9,6 +9,7 @@
 #include <rte_arp.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
+#include <rte_log.h>
 #include <rte_mbuf.h>
 #include <optinc/core.h>
 #include <optinc/bind.h>
@@ -25,6 +26,10 @@
 #define OPTINC_DEF_WINDOW	64
 #define OPTINC_DEF_MAX_ELEMS	8704
 #define OPTINC_MAX_WINDOW	4096
+/* where `make install` puts the truth tables (daemon/build.mk sets it) */
+#ifndef OPTINC_TABLE_DIR
+#define OPTINC_TABLE_DIR	"/usr/local/share/optinc"
+#endif
 
 struct optinc_job_conf {
 	uint16_t id;
@@ -52,9 +57,34 @@ struct optinc_conf {
 	uint32_t idle_us;
 	uint32_t rl_pps;		/* --rate-limit: charged frames/s/port, 0: off */
 	uint32_t rl_burst;
+	char *table_dir;		/* --table-dir, or NULL: OPTINC_TABLE_DIR */
 	unsigned int nb_jobs;
 	struct optinc_job_conf jobs[OPTINC_MAX_JOBS];
 };
+
+/*
+ * optincd logs through DPDK's log (EAL's --log-level, syslog, the console
+ * stream), with three log types, each INFO by default:
+ *   optinc         start-up, options, ports, telemetry, truth tables
+ *   optinc.agg     jobs' members: JOINs, rebinds
+ *   optinc.uplink  cascading: the upper switch's answers
+ * e.g. --log-level=optinc:debug, --log-level='optinc.*:debug' (the two
+ * others), --log-level='optinc*:debug' (all three). Every line starts
+ * with "optincd: "; the macros add the newline.
+ */
+extern int optinc_logtype;
+extern int optinc_logtype_agg;
+extern int optinc_logtype_uplink;
+
+#define OPTINC_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, optinc_logtype, \
+		"optincd: " fmt "\n", ##__VA_ARGS__)
+#define OPTINC_LOG_AGG(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, optinc_logtype_agg, \
+		"optincd: " fmt "\n", ##__VA_ARGS__)
+#define OPTINC_LOG_UPLINK(level, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, optinc_logtype_uplink, \
+		"optincd: " fmt "\n", ##__VA_ARGS__)
 
 /* Ethernet address as Linux tools print it: lowercase, colons. */
 static inline void optinc_mac_fmt(char *buf, size_t len, const uint8_t *mac)
@@ -70,6 +100,8 @@ void optinc_opts_usage(const char *prog);
 void optinc_opts_free(struct optinc_conf *c);
 int optinc_opts_job_spec(const char *spec, struct optinc_job_conf *j,
 			 char *why, size_t why_len);
+int optinc_table_find(const struct optinc_conf *c, const char *name,
+		      char **path, char *why, size_t why_len);
 
 /* eal_args.c */
 int optinc_eal_args(int argc, char **argv, char ***out);
@@ -179,6 +211,7 @@ int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
 
 /* agg.c: the aggregation datapath */
 int optinc_agg_dp_init(const struct optinc_conf *c);
+const struct optinc_conf *optinc_agg_conf(void);
 void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
 		      const struct optinc_l2l4 *l, uint64_t now, bool spoofed);
 uint16_t optinc_agg_member_port(const struct optinc_agg_job *j, uint16_t rank,

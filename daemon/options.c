@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <arpa/inet.h>
 #include <rte_ether.h>
 #include "optincd.h"
@@ -24,7 +26,7 @@ static int opts_err(const char *name, const char *val, const char *why)
 {
 	snprintf(opts_last, sizeof(opts_last), "%.300s--%.40s '%.300s': %.300s",
 		 opts_where, name, val, why);
-	fprintf(stderr, "optincd: %s\n", opts_last);
+	OPTINC_LOG(ERR, "%s", opts_last);
 	return -EINVAL;
 }
 
@@ -114,6 +116,23 @@ static int opts_mtu(struct optinc_conf *c, const char *name, const char *val)
 		     OPTINC_MAX_FRAME - RTE_ETHER_HDR_LEN - RTE_VLAN_HLEN, &v))
 		return opts_err(name, val, why);
 	c->mtu = (uint16_t)v;
+	return 0;
+}
+
+/* --table-dir DIR: where a table= given as a bare file name is looked for. */
+static int opts_table_dir(struct optinc_conf *c, const char *name,
+			  const char *val)
+{
+	struct stat st;
+	char *dir;
+
+	if (!*val || stat(val, &st) || !S_ISDIR(st.st_mode))
+		return opts_err(name, val, "not a directory");
+	dir = strdup(val);
+	if (!dir)
+		return opts_err(name, val, "out of memory");
+	free(c->table_dir);
+	c->table_dir = dir;
 	return 0;
 }
 
@@ -322,6 +341,7 @@ static const struct opts_def opts_defs[] = {
 	{ "idle-us", opts_idle },
 	{ "mtu", opts_mtu },
 	{ "rate-limit", opts_rl },
+	{ "table-dir", opts_table_dir },
 };
 
 static int opts_set(struct optinc_conf *c, const char *name, const char *val)
@@ -332,14 +352,14 @@ static int opts_set(struct optinc_conf *c, const char *name, const char *val)
 		if (strcmp(name, opts_defs[i].name))
 			continue;
 		if (!val) {
-			fprintf(stderr, "optincd: %s--%s needs a value\n",
-				opts_where, name);
+			OPTINC_LOG(ERR, "%s--%s needs a value", opts_where,
+				   name);
 			return -EINVAL;
 		}
 		return opts_defs[i].set(c, name, val);
 	}
-	fprintf(stderr, "optincd: %sunknown option '--%s' (see --help)\n",
-		opts_where, name);
+	OPTINC_LOG(ERR, "%sunknown option '--%s' (see --help)", opts_where,
+		   name);
 	return -EINVAL;
 }
 
@@ -371,8 +391,7 @@ static int opts_config_line(struct optinc_conf *c, char *line)
 		val = opts_trim(name + n + 1);
 	}
 	if (!strcmp(name, "config")) {
-		fprintf(stderr, "optincd: %s--config inside a config file\n",
-			opts_where);
+		OPTINC_LOG(ERR, "%s--config inside a config file", opts_where);
 		return -EINVAL;
 	}
 	return opts_set(c, name, val);
@@ -415,6 +434,47 @@ void optinc_opts_defaults(struct optinc_conf *c)
 }
 
 /**
+ * optinc_table_find() - the file a job's table= names
+ * @c:       configuration (--table-dir)
+ * @name:    the table as given (table=, /optinc/table, optincctl)
+ * @path:    set to the file to read, to be freed
+ * @why:     set to the problem when there is none
+ * @why_len: size of @why
+ *
+ * Search order: @name as given (an absolute path, or relative to optincd's
+ * working directory), then, for a bare file name (no '/'), the table
+ * directory: --table-dir, by default OPTINC_TABLE_DIR, where `make
+ * install` puts the shipped tables ($(PREFIX)/share/optinc).
+ *
+ * Return: 0, -ENOENT (@why names every place looked in) or -ENOMEM.
+ */
+int optinc_table_find(const struct optinc_conf *c, const char *name,
+		      char **path, char *why, size_t why_len)
+{
+	const char *dir = c->table_dir ? c->table_dir : OPTINC_TABLE_DIR;
+	char cwd[256];
+	struct stat st;
+
+	/* as given: found, unreadable (its load says why), or a path */
+	if (!stat(name, &st) || errno != ENOENT || strchr(name, '/') || !*dir)
+		*path = strdup(name);
+	else if (asprintf(path, "%s/%s", dir, name) < 0)
+		*path = NULL;
+	if (!*path) {
+		snprintf(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
+	if (!strcmp(*path, name) || !stat(*path, &st) || errno != ENOENT)
+		return 0;
+	free(*path);
+	*path = NULL;
+	snprintf(why, why_len, "no such file in optincd's working directory "
+		 "(%s) nor in --table-dir %s",
+		 getcwd(cwd, sizeof(cwd)) ? cwd : "?", dir);
+	return -ENOENT;
+}
+
+/**
  * optinc_opts_parse() - read optincd's options
  * @c:    configuration, set to defaults by optinc_opts_defaults()
  * @argc: argument count, argv[0] being the program
@@ -437,8 +497,8 @@ int optinc_opts_parse(struct optinc_conf *c, int argc, char **argv)
 			return 0;
 		}
 		if (strncmp(arg, "--", 2) || !arg[2]) {
-			fprintf(stderr, "optincd: unexpected argument '%s' "
-				"(see --help)\n", arg);
+			OPTINC_LOG(ERR, "unexpected argument '%s': optincd's "
+				   "options are --NAME VALUE (see --help)", arg);
 			return -EINVAL;
 		}
 		n = strcspn(arg + 2, "=");
@@ -452,7 +512,7 @@ int optinc_opts_parse(struct optinc_conf *c, int argc, char **argv)
 			return ret;
 	}
 	if (!c->sw.ip) {
-		fprintf(stderr, "optincd: --addr is required (see --help)\n");
+		OPTINC_LOG(ERR, "--addr is required (see --help)");
 		return -EINVAL;
 	}
 	return 0;
@@ -468,7 +528,9 @@ void optinc_opts_usage(const char *prog)
 	       "  --job SPEC       a job, repeatable; SPEC is key=value,... with keys\n"
 	       "                   id=1..65535 (required), size=1..%u members (required),\n"
 	       "                   bits=8|16 (8), mode=exact|onn (onn when table= is given),\n"
-	       "                   table=FILE (truth table, onn mode), token=U32 (0),\n"
+	       "                   table=FILE (truth table, onn mode; a bare file name\n"
+	       "                   not in the working directory is looked for in\n"
+	       "                   --table-dir), token=U32 (0),\n"
 	       "                   window=SLOTS (%u), max-elems=N per slot (%u);\n"
 	       "                   cascade: up=IPV4[:UDP],up-job=ID,up-rank=R[,up-token=T]\n"
 	       "                   (a first-level job), fanin=N1 (a second-level job)\n"
@@ -479,10 +541,12 @@ void optinc_opts_usage(const char *prog)
 	       "                   per port: JOINs and frames failing the token or\n"
 	       "                   membership check, per second (%u; 0: off), bursts\n"
 	       "                   of BURST (%u); past it dropped without an answer\n"
+	       "  --table-dir DIR  where a table= file name without '/' is looked for\n"
+	       "                   when the working directory has none (%s)\n"
 	       "  --help           this text\n",
 	       prog, OPTINC_UDP_PORT, OPTINC_MAX_MEMBERS, OPTINC_DEF_WINDOW,
 	       OPTINC_DEF_MAX_ELEMS, OPTINC_DEF_IDLE_US, OPTINC_DEF_MTU,
-	       OPTINC_RL_PPS_DEFAULT, OPTINC_RL_BURST_DEFAULT);
+	       OPTINC_RL_PPS_DEFAULT, OPTINC_RL_BURST_DEFAULT, OPTINC_TABLE_DIR);
 }
 
 void optinc_opts_free(struct optinc_conf *c)
@@ -492,4 +556,6 @@ void optinc_opts_free(struct optinc_conf *c)
 	for (i = 0; i < c->nb_jobs; i++)
 		free(c->jobs[i].table);
 	c->nb_jobs = 0;
+	free(c->table_dir);
+	c->table_dir = NULL;
 }

@@ -87,9 +87,9 @@ static int port_pool(struct optinc_port *p, uint16_t nb_rxd, uint16_t nb_txd)
 					  RTE_PKTMBUF_HEADROOM + p->max_frame,
 					  rte_eth_dev_socket_id(p->id));
 	if (!p->pool) {
-		fprintf(stderr, "optincd: port %u: cannot create a pool of %u "
-			"mbufs of %u bytes: %s\n", p->id, n, p->max_frame,
-			rte_strerror(rte_errno));
+		OPTINC_LOG(ERR, "port %u: cannot create a pool of %u mbufs of "
+			   "%u bytes: %s (raise EAL -m)", p->id, n, p->max_frame,
+			   rte_strerror(rte_errno));
 		return -rte_errno;
 	}
 	return 0;
@@ -111,8 +111,8 @@ static int port_queues(struct optinc_port *p, const struct rte_eth_dev_info *inf
 		nb_rxd = nb_txd = OPTINC_BURST;
 	ret = rte_eth_dev_adjust_nb_rx_tx_desc(p->id, &nb_rxd, &nb_txd);
 	if (ret) {
-		fprintf(stderr, "optincd: port %u: adjusting descriptors: %s\n",
-			p->id, strerror(-ret));
+		OPTINC_LOG(ERR, "port %u: adjusting descriptors: %s", p->id,
+			   strerror(-ret));
 		return ret;
 	}
 	ret = port_pool(p, nb_rxd, nb_txd);
@@ -120,14 +120,14 @@ static int port_queues(struct optinc_port *p, const struct rte_eth_dev_info *inf
 		return ret;
 	ret = rte_eth_rx_queue_setup(p->id, 0, nb_rxd, socket, NULL, p->pool);
 	if (ret) {
-		fprintf(stderr, "optincd: port %u: rx queue set-up: %s\n",
-			p->id, strerror(-ret));
+		OPTINC_LOG(ERR, "port %u: rx queue set-up: %s", p->id,
+			   strerror(-ret));
 		return ret;
 	}
 	ret = rte_eth_tx_queue_setup(p->id, 0, nb_txd, socket, NULL);
 	if (ret)
-		fprintf(stderr, "optincd: port %u: tx queue set-up: %s\n",
-			p->id, strerror(-ret));
+		OPTINC_LOG(ERR, "port %u: tx queue set-up: %s", p->id,
+			   strerror(-ret));
 	return ret;
 }
 
@@ -139,8 +139,8 @@ static int port_init(struct optinc_port *p, const struct optinc_conf *c)
 
 	ret = rte_eth_dev_info_get(p->id, &info);
 	if (ret) {
-		fprintf(stderr, "optincd: port %u: device info: %s\n", p->id,
-			strerror(-ret));
+		OPTINC_LOG(ERR, "port %u: device info: %s", p->id,
+			   strerror(-ret));
 		return ret;
 	}
 	rte_eth_dev_get_name_by_port(p->id, p->name);
@@ -150,8 +150,8 @@ static int port_init(struct optinc_port *p, const struct optinc_conf *c)
 	conf.rxmode.mtu = p->mtu;
 	ret = rte_eth_dev_configure(p->id, 1, 1, &conf);
 	if (ret) {
-		fprintf(stderr, "optincd: port %u (%s): configure with MTU %u: "
-			"%s\n", p->id, p->name, p->mtu, strerror(-ret));
+		OPTINC_LOG(ERR, "port %u (%s): configure with MTU %u (--mtu): "
+			   "%s", p->id, p->name, p->mtu, strerror(-ret));
 		return ret;
 	}
 	ret = port_queues(p, &info);
@@ -159,17 +159,17 @@ static int port_init(struct optinc_port *p, const struct optinc_conf *c)
 		return ret;
 	ret = rte_eth_dev_start(p->id);
 	if (ret) {
-		fprintf(stderr, "optincd: port %u (%s): start: %s\n", p->id,
-			p->name, strerror(-ret));
+		OPTINC_LOG(ERR, "port %u (%s): start: %s", p->id, p->name,
+			   strerror(-ret));
 		return ret;
 	}
 	if (!strcmp(info.driver_name, "net_af_packet"))
 		p->mtu = port_afp_mtu(p, &info);
 	ret = rte_eth_promiscuous_enable(p->id);
 	if (ret)
-		fprintf(stderr, "optincd: port %u (%s): promiscuous mode: %s "
-			"(L2 forwarding sees only frames to its MAC)\n", p->id,
-			p->name, strerror(-ret));
+		OPTINC_LOG(WARNING, "port %u (%s): promiscuous mode: %s (L2 "
+			   "forwarding sees only frames to its MAC)", p->id,
+			   p->name, strerror(-ret));
 	return rte_eth_macaddr_get(p->id, &p->mac);
 }
 
@@ -196,8 +196,8 @@ int optinc_ports_init(const struct optinc_conf *c)
 		optinc_port_ids[optinc_nb_ports++] = id;
 	}
 	if (!optinc_nb_ports) {
-		fprintf(stderr, "optincd: no ports: give --vdev options or "
-			"bind NICs to a DPDK driver\n");
+		OPTINC_LOG(ERR, "no ports: give EAL --vdev options or bind NICs "
+			   "to a DPDK driver (dpdk-devbind.py)");
 		return -ENODEV;
 	}
 	return 0;

@@ -90,8 +90,9 @@ static int table_check(const struct optinc_agg_job *j,
 }
 
 /*
- * Load and check a truth table for @j: the core's checks of the file, then
- * N and B against the job. @why gets the problem.
+ * Load and check a truth table for @j: found as optinc_table_find() says,
+ * the core's checks of the file, then N and B against the job. @why gets
+ * the problem.
  */
 int optinc_agg_table_load(const struct optinc_agg_job *j, const char *path,
 			  struct optinc_agg_table **out, char *why,
@@ -101,11 +102,12 @@ int optinc_agg_table_load(const struct optinc_agg_job *j, const char *path,
 	size_t len = 0;
 	int ret;
 
-	if (!t || !(t->path = strdup(path))) {
+	if (!t) {
 		snprintf(why, why_len, "out of memory");
 		ret = -ENOMEM;
-	} else {
-		ret = table_read_file(path, &t->buf, &len);
+	} else if (!(ret = optinc_table_find(optinc_agg_conf(), path, &t->path, why,
+					     why_len))) {
+		ret = table_read_file(t->path, &t->buf, &len);
 		snprintf(why, why_len, "%s", ret == -EINVAL ?
 			 "not a regular file" : strerror(-ret));
 	}
@@ -155,6 +157,9 @@ void optinc_agg_table_take(struct optinc_agg_job *j)
 	t = __atomic_exchange_n(&j->pending, NULL, __ATOMIC_ACQ_REL);
 	if (!t)
 		return;
+	OPTINC_LOG(DEBUG, "job %u: the datapath uses table '%s' from now on%s%s",
+		   j->conf.id, t->path, j->table ? ", instead of " : "",
+		   j->table ? j->table->path : "");
 	j->retired = j->table;
 	j->core.table = &t->t;
 	j->core.mode = OPTINC_MODE_ONN;
@@ -227,12 +232,11 @@ int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
 			ret = table_hand_over(j, t, why, why_len);
 	}
 	if (ret) {
-		fprintf(stderr, "optincd: job %u: table '%s': %s; the job keeps "
-			"its mode and table\n", j->conf.id, path, why);
+		OPTINC_LOG(ERR, "job %u: table '%s': %s; the job keeps its "
+			   "mode and table", j->conf.id, path, why);
 		return ret;
 	}
-	printf("optincd: job %u: table '%s' installed (%u wrong entries), "
-	       "mode onn\n", j->conf.id, path, t->wrong);
-	fflush(stdout);
+	OPTINC_LOG(INFO, "job %u: table '%s' installed (%u wrong entries), "
+		   "mode onn", j->conf.id, t->path, t->wrong);
 	return 0;
 }

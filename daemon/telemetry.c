@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -305,27 +306,75 @@ static int tlm_members(struct rte_tel_data *d, const struct optinc_agg_job *j)
 	return 0;
 }
 
-/* "ID" (@rest NULL) or "ID,REST" (@rest set to REST). */
-static struct optinc_agg_job *tlm_job_param(const char *params,
-					    const char **rest)
+/*
+ * A refused request answers {"error": WHY, "param": NAME}, NAME being the
+ * parameter at fault ("id", "file", "params"), where a bare null would say
+ * nothing. WHY is cut at RTE_TEL_MAX_STRING_LEN.
+ */
+static int tlm_error(struct rte_tel_data *d, const char *param,
+		     const char *fmt, ...)
 {
-	unsigned long id;
-	char *end;
+	char why[RTE_TEL_MAX_STRING_LEN];
+	va_list ap;
 
-	if (!params || !isdigit((unsigned char)*params))
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "error", why);
+	rte_tel_data_add_dict_string(d, "param", param);
+	return 0;
+}
+
+/*
+ * The job of "ID" (@rest NULL) or "ID,REST" (@rest set to REST) in
+ * @params of @cmd; NULL with @d set to the error when there is none.
+ */
+static struct optinc_agg_job *tlm_job_param(const char *cmd,
+					    const char *params,
+					    const char **rest,
+					    struct rte_tel_data *d)
+{
+	const char *form = rest ? "ID,FILE" : "ID";
+	struct optinc_agg_job *j;
+	unsigned long id = 0;
+	char *end = NULL;
+	size_t n;
+
+	if (!params || !*params) {
+		tlm_error(d, "id", "job id missing: %s,%s", cmd, form);
 		return NULL;
-	id = strtoul(params, &end, 10);
-	if (id == 0 || id > 65535 || (rest ? *end != ',' : *end != '\0'))
+	}
+	n = strcspn(params, ",");
+	if (isdigit((unsigned char)*params))
+		id = strtoul(params, &end, 10);
+	if (!end || end != params + n || id == 0 || id > 65535) {
+		tlm_error(d, "id", "job id '%.*s': not a number in 1..65535 "
+			  "(%s,%s)", (int)RTE_MIN(n, (size_t)16), params, cmd,
+			  form);
 		return NULL;
+	}
+	if (!rest && params[n]) {
+		tlm_error(d, "params", "one parameter, the job id: %s,%s",
+			  cmd, form);
+		return NULL;
+	}
+	j = optinc_agg_find((uint16_t)id);
+	if (!j) {
+		tlm_error(d, "id", "job id '%lu': no such job (see "
+			  "/optinc/jobs)", id);
+		return NULL;
+	}
 	if (rest)
-		*rest = end + 1;
-	return optinc_agg_find((uint16_t)id);
+		*rest = params[n] ? params + n + 1 : "";
+	return j;
 }
 
 /*
  * /optinc/table,ID,PATH: install a truth table. The answer is a dict with
  * "installed" 1 and the table's details, or "installed" 0 and "error", the
- * problem with the file (a null answer would lose it). Strings are cut at
+ * problem with the file (a null answer would lose it), or, for a missing
+ * or bad ID or a missing PATH, tlm_error()'s. Strings are cut at
  * RTE_TEL_MAX_STRING_LEN; optincd's log has the whole message.
  */
 static int tlm_table(struct rte_tel_data *d, const char *params)
@@ -333,11 +382,14 @@ static int tlm_table(struct rte_tel_data *d, const char *params)
 	const struct optinc_agg_table *t;
 	struct optinc_agg_job *j;
 	const char *path = NULL;
-	char why[RTE_TEL_MAX_STRING_LEN];
+	char why[512];
 
-	j = tlm_job_param(params, &path);
-	if (!j || !*path)
-		return -EINVAL;
+	j = tlm_job_param("/optinc/table", params, &path, d);
+	if (!j)
+		return 0;
+	if (!*path)
+		return tlm_error(d, "file", "table file missing: "
+				 "/optinc/table,ID,FILE");
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "id", j->conf.id);
 	if (optinc_agg_table_install(j, path, why, sizeof(why))) {
@@ -363,8 +415,11 @@ static int tlm_job_add(struct rte_tel_data *d, const char *params)
 	char why[RTE_TEL_MAX_STRING_LEN];
 	struct optinc_agg_job *j;
 
-	if (!params || !*params)
-		return -EINVAL;
+	if (!params || !*params) {
+		tlm_error(d, "params", "/optinc/job_add needs a job spec, "
+			  "key=value,... as --job takes it");
+		return 0;
+	}
 	j = optinc_agg_job_add(params, why, sizeof(why));
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "added", j != NULL);
@@ -378,16 +433,17 @@ static int tlm_job_add(struct rte_tel_data *d, const char *params)
 /* /optinc/job_del,ID: remove a job; "removed" 1, or 0 and "error". */
 static int tlm_job_del(struct rte_tel_data *d, const char *params)
 {
-	char why[RTE_TEL_MAX_STRING_LEN];
+	char why[RTE_TEL_MAX_STRING_LEN], *end = NULL;
 	unsigned long id;
-	char *end;
 	int ret;
 
-	if (!params || !isdigit((unsigned char)*params))
-		return -EINVAL;
-	id = strtoul(params, &end, 10);
-	if (*end || id == 0 || id > 65535)
-		return -EINVAL;
+	id = params && isdigit((unsigned char)*params) ?
+	     strtoul(params, &end, 10) : 0;
+	if (!id || *end || id > 65535) {
+		tlm_error(d, "id", "/optinc/job_del needs a job id, 1..65535, "
+			  "got '%.32s'", params ? params : "");
+		return 0;
+	}
 	ret = optinc_agg_job_del((uint16_t)id, why, sizeof(why));
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "id", id);
@@ -397,30 +453,47 @@ static int tlm_job_del(struct rte_tel_data *d, const char *params)
 	return 0;
 }
 
+/* A command of no parameters: true, or false with @d set to the error. */
+static bool tlm_no_params(const char *cmd, const char *params,
+			  struct rte_tel_data *d)
+{
+	if (!params || !*params)
+		return true;
+	tlm_error(d, "params", "%s takes no parameters, got '%.32s'", cmd,
+		  params);
+	return false;
+}
+
 /* Every command goes through here: one lock, one stopped check. */
 static int tlm_cmd(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct optinc_agg_job *j = NULL;
-	int ret = -EINVAL;
+	const struct optinc_agg_job *j;
+	int ret = 0;
 
+	OPTINC_LOG(DEBUG, "telemetry: %s%s%s", cmd, params ? "," : "",
+		   params ? params : "");
 	pthread_mutex_lock(&tlm_lock);
 	if (tlm_stopped) {
 		ret = -ESHUTDOWN;
-	} else if (!strcmp(cmd, "/optinc/info")) {
-		ret = tlm_info(d);
-	} else if (!strcmp(cmd, "/optinc/ports")) {
-		ret = tlm_ports(d);
-	} else if (!strcmp(cmd, "/optinc/jobs")) {
-		ret = tlm_jobs(d);
 	} else if (!strcmp(cmd, "/optinc/table")) {
 		ret = tlm_table(d, params);
 	} else if (!strcmp(cmd, "/optinc/job_add")) {
 		ret = tlm_job_add(d, params);
 	} else if (!strcmp(cmd, "/optinc/job_del")) {
 		ret = tlm_job_del(d, params);
-	} else if ((j = tlm_job_param(params, NULL))) {
-		ret = !strcmp(cmd, "/optinc/job") ? tlm_job_detail(d, j) :
-		      tlm_members(d, j);
+	} else if (!strcmp(cmd, "/optinc/job") ||
+		   !strcmp(cmd, "/optinc/members")) {
+		j = tlm_job_param(cmd, params, NULL, d);
+		if (j)
+			ret = !strcmp(cmd, "/optinc/job") ? tlm_job_detail(d, j) :
+			      tlm_members(d, j);
+	} else if (tlm_no_params(cmd, params, d)) {
+		if (!strcmp(cmd, "/optinc/info"))
+			ret = tlm_info(d);
+		else if (!strcmp(cmd, "/optinc/ports"))
+			ret = tlm_ports(d);
+		else
+			ret = tlm_jobs(d);
 	}
 	pthread_mutex_unlock(&tlm_lock);
 	return ret;
@@ -457,8 +530,8 @@ int optinc_tlm_init(const struct optinc_conf *c)
 		ret = rte_telemetry_register_cmd(tlm_cmds[i].cmd, tlm_cmd,
 						 tlm_cmds[i].help);
 		if (ret) {
-			fprintf(stderr, "optincd: registering telemetry command "
-				"%s: %s\n", tlm_cmds[i].cmd, strerror(-ret));
+			OPTINC_LOG(ERR, "registering telemetry command %s: %s",
+				   tlm_cmds[i].cmd, strerror(-ret));
 			return ret;
 		}
 	}

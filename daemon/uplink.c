@@ -113,14 +113,15 @@ int optinc_uplink_setup(struct optinc_agg_job *j, char *why, size_t why_len)
 	u->core.token = jc->up_token;
 	j->core.up = &u->core;
 	if (j->core.max_elems > max) {
-		printf("optincd: job %u: max-elems %u -> %u, so that its upstream "
-		       "frames fit the MTU\n", jc->id, j->core.max_elems, max);
+		OPTINC_LOG_UPLINK(NOTICE, "job %u: max-elems %u -> %u, so that "
+				  "its upstream frames fit the MTU", jc->id,
+				  j->core.max_elems, max);
 		j->core.max_elems = max;
 		j->conf.max_elems = max;
 	}
 	inet_ntop(AF_INET, &jc->up_ip, ip, sizeof(ip));
-	printf("optincd: job %u: uplink to %s:%u, job %u rank %u\n", jc->id,
-	       ip, jc->up_port, jc->up_job, jc->up_rank);
+	OPTINC_LOG_UPLINK(INFO, "job %u: uplink to %s:%u, job %u rank %u",
+			  jc->id, ip, jc->up_port, jc->up_job, jc->up_rank);
 	return 0;
 }
 
@@ -169,7 +170,7 @@ int optinc_uplink_init(const struct optinc_conf *c)
 			continue;
 		ret = optinc_uplink_setup(j, why, sizeof(why));
 		if (ret) {
-			fprintf(stderr, "optincd: job %u: %s\n", j->conf.id, why);
+			OPTINC_LOG(ERR, "--job id=%u: %s", j->conf.id, why);
 			return ret;
 		}
 		optinc_uplink_attach(j);
@@ -388,8 +389,8 @@ void optinc_uplink_forward(struct optinc_agg_job *j, struct optinc_slot *s,
 static void uplink_refused(struct uplink *u, const char *why, unsigned int v)
 {
 	if (!u->refused)
-		fprintf(stderr, "optincd: job %u: upper switch job %u: %s %u\n",
-			u->j->conf.id, u->core.job, why, v);
+		OPTINC_LOG_UPLINK(ERR, "job %u: upper switch job %u: %s %u",
+				  u->j->conf.id, u->core.job, why, v);
 	u->refused = true;
 }
 
@@ -406,6 +407,9 @@ static void uplink_ack(struct uplink *u, const struct optinc_msg *msg,
 	if (msg->aux < msg->size)
 		return;
 	u->complete = true;
+	OPTINC_LOG_UPLINK(DEBUG, "job %u: rank %u of upper job %u, which has "
+			  "all its %u members now (window %u)", u->j->conf.id,
+			  u->core.rank, u->core.job, msg->size, u->core.window);
 	if (optinc_job_complete(&u->j->core))
 		optinc_agg_send_all(u->j, NULL, now);
 }

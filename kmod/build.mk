@@ -26,7 +26,7 @@ kmod_deb_kdir = $(shell dpkg-query -W -f='$${Depends}' $(KMOD_HDRS_PKG) \
 # KDIR, else the running kernel's headers, else Debian's.
 kmod_kdir = $(or $(KDIR),$(wildcard /lib/modules/$(shell uname -r)/build),$(kmod_deb_kdir))
 
-.PHONY: kmod kmod-vm kmod-vm-lib kmod-clean kmod-force
+.PHONY: kmod kmod-vm kmod-vm-lib kmod-clean kmod-force install-kmod
 
 kmod: $(KMOD_KO)
 
@@ -52,6 +52,31 @@ $(KMOD_KO): $(KMOD_DEPS) $(KMOD_STAMP)
 
 kmod-clean:
 	$(Q)rm -rf $(O)/kmod
+
+# `make install` installs the module when KDIR= is given or the running
+# kernel's build directory exists (never for Debian's headers alone: they
+# are the VM's kernel), by Kbuild's modules_install: into
+# $(INSTALL_MOD_PATH)/lib/modules/KVER/$(INSTALL_MOD_DIR)/optinc.ko,
+# INSTALL_MOD_PATH being DESTDIR unless given. Kbuild runs depmod only
+# where the headers have a System.map: else `depmod -a KVER` once installed.
+KMOD_INSTALL_KDIR := $(or $(KDIR),$(wildcard /lib/modules/$(shell uname -r)/build))
+INSTALL_MOD_PATH ?= $(DESTDIR)
+INSTALL_MOD_DIR ?= extra
+
+install: install-kmod
+ifneq ($(KMOD_INSTALL_KDIR),)
+install-kmod: $(KMOD_KO)
+	$(call msg,INSTALL,$(INSTALL_MOD_PATH)/lib/modules/.../$(INSTALL_MOD_DIR)/optinc.ko)
+	$(Q)env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(MAKE) -C "$$(cat $(KMOD_STAMP))" \
+		M=$(abspath $(KMOD_TREE)) INSTALL_MOD_PATH=$(abspath $(INSTALL_MOD_PATH)) \
+		INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) modules_install \
+		>$(KMOD_TREE)/install.log 2>&1 || \
+		{ cat $(KMOD_TREE)/install.log >&2; exit 1; }
+	$(Q)if [ "$(V)" = 1 ]; then cat $(KMOD_TREE)/install.log; fi
+else
+install-kmod:
+	@echo "  SKIP    optinc.ko: no KDIR= and no /lib/modules/$(shell uname -r)/build (make install KDIR=...)"
+endif
 
 # ---- the VM test: static programs for an initramfs
 

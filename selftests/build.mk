@@ -38,3 +38,4 @@ TEST_PROGS += selftests/runner/runner_test.sh $(UNIT_BINS)
 -include selftests/fuzz/build.mk
 -include selftests/reliability/build.mk
 -include selftests/python/build.mk
+-include selftests/install/build.mk

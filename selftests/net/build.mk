@@ -11,7 +11,8 @@ PS_INJECT := $(O)/selftests/net/ps_inject
 NET_TESTS := selftests/net/testbed.sh selftests/net/allreduce.sh \
 	     selftests/net/onn.sh selftests/net/io_bench.sh \
 	     selftests/net/collectives.sh selftests/net/nb.sh \
-	     selftests/net/portsec.sh selftests/net/ratelimit.sh
+	     selftests/net/portsec.sh selftests/net/ratelimit.sh \
+	     selftests/net/testbed_opts.sh
 
 $(NET_CHECK).o $(ONN_CHECK).o: EXTRA_CFLAGS += -Itools/bench
 

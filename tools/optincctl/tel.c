@@ -93,14 +93,32 @@ static json_object *tel_value(json_object *reply, const char *cmd)
 	return json_object_get(v);
 }
 
+/*
+ * optincd refuses a request's parameters with {"error": WHY, "param":
+ * NAME} (daemon/telemetry.c); /optinc/table's "installed" 0 is an answer.
+ */
+static int tel_refused(const char *cmd, json_object *v)
+{
+	json_object *why, *param;
+
+	if (!json_object_is_type(v, json_type_object) ||
+	    !json_object_object_get_ex(v, "error", &why) ||
+	    !json_object_object_get_ex(v, "param", &param))
+		return 0;
+	fprintf(stderr, "optincctl: optincd refused %s: %s\n", cmd,
+		json_object_get_string(why));
+	return -EINVAL;
+}
+
 /**
  * optincctl_tel_query() - send one command, get its value
  * @t:   the connection
  * @cmd: the command with its parameters, e.g. "/optinc/job,1"
  * @out: the value (put it with json_object_put())
  *
- * Return: 0, -ENOENT when the daemon answers null (no such command or
- * object, or it is stopping; not reported), or another negative errno
+ * Return: 0, -ENOENT when the daemon answers null (no such command, or
+ * it is stopping; not reported), -EINVAL when it refused the parameters
+ * (a job it does not have; reported), or another negative errno
  * (reported).
  */
 int optincctl_tel_query(struct optincctl_tel *t, const char *cmd,
@@ -133,6 +151,10 @@ int optincctl_tel_query(struct optincctl_tel *t, const char *cmd,
 	json_object_put(reply);
 	if (!*out)
 		ret = -ENOENT;
+	else if ((ret = tel_refused(cmd, *out))) {
+		json_object_put(*out);
+		*out = NULL;
+	}
 out:
 	free(buf);
 	return ret;
