@@ -105,7 +105,7 @@ refused "the same id again is refused by name" "job 7 exists" -d "daemon:$P" job
 refused "a bad spec names its key" "size=99: must be 1..64" -d "daemon:$P" job add id 8 size 99
 "$C" -d "daemon:$P" job del 7
 ok_if "job del 7" test $? = 0
-refused "the deleted job is gone" "optincd has no job 7" -d "daemon:$P" job show 7
+refused "the deleted job is gone" "no such job" -d "daemon:$P" job show 7
 refused "kmod job del without a switch names -d kmod:SWITCH" \
 	"job del on kmod needs a switch: -d kmod:SWITCH" -d kmod job del 3
 refused "an unknown verb is named" 'Command "frob" is unknown, try "optincctl job help"' \
