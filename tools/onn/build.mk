@@ -41,7 +41,8 @@ $(O)/selftests/onn/%: $(O)/selftests/onn/%.o $(ONN_LIB_OBJS) $(CORE_LIB)
 ALL_TARGETS += $(ONN_BIN) $(ONN_TEST_BINS)
 BINS += $(ONN_BIN)
 TEST_PROGS += $(ONN_TEST_BINS) selftests/onn/onn_e2e.sh selftests/onn/onn_construct.sh \
-	      selftests/onn/onn_shipped.sh selftests/onn/onn_realise.sh
+	      selftests/onn/onn_shipped.sh selftests/onn/onn_realise.sh \
+	      selftests/onn/onn_noise.sh
 
 # `make models`: retrain the shipped ONNs with their fixed seeds, verify
 # them exhaustively and compile their tables (hours on one core; a rerun
