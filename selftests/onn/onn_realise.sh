@@ -12,7 +12,7 @@ REAL=$(dirname "$0")/onn_realise.py
 dir=$(mktemp -d /tmp/optinc-onn-real.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 
-echo "1..5"
+echo "1..6"
 if [ ! -x "$ONN" ] || ! $PY -c 'import numpy' 2>/dev/null; then
 	echo "Bail out! $ONN not built or $PY has no numpy (scripts/install-deps)"
 	exit 1
@@ -38,6 +38,13 @@ ok $? "N = 2 briefly trained 4-16-32-8-4: $out"
 wrong=$(echo "$out" | sed -n 's/.*, \([0-9]*\) differ from the exact.*/\1/p')
 [ "${wrong:-0}" -gt 1000 ]
 ok $? "that model is wrong at ${wrong:-?} points, so the match is not just the exact average"
+
+# one noise draw (sigma 1e-2, seed 8): the document fixes every random number
+want=$("$ONN" verify models/onn-n4.onn --phase-noise 1e-2 --seeds 1 --seed 8 |
+	awk '/^ +0.01 / { print $2 }')
+out=$($PY "$REAL" models/onn-n4.onn --noise 1e-2 --seed 8 2>&1)
+echo "$out" | grep -q "(${want:-none} %)"
+ok $? "N = 4, phase noise 1e-2, seed 8: optinc-onn ${want:-?} %, $out"
 
 # one flipped payload byte: the hash no longer matches
 cp "$dir/w.onn" "$dir/bad.onn"
