@@ -2,12 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # optinc-onn verify --phase-noise SIGMA --seeds K: mean, min and max over the
 # seeds S..S+K-1, each seed's draw the same as a one-seed run with that seed;
-# sigma 0 is the model as designed; bad sigmas and counts refused by name.
-# On the shipped N = 4 model. TAP output.
+# sigma 0 is the model as designed; bad sigmas and counts refused by name
+# (on the shipped N = 4 model). And train --noise (phase noise in the loop):
+# it changes the trained model, the same file every time and after a pause
+# and resume, and an out-of-range sigma is refused. TAP output.
 . "$(dirname "$0")/lib.sh"
 M=models/onn-n4.onn
+dir=$(mktemp -d /tmp/optinc-onn-noise.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
 
-echo "1..5"
+echo "1..9"
 if [ ! -x "$ONN" ]; then
 	echo "Bail out! $ONN not built"
 	exit 1
@@ -45,4 +49,20 @@ ok $? "a bad sigma is refused: $(echo "$out" | head -1)"
 out=$("$ONN" verify "$M" --phase-noise 1e-3 --seeds 0 2>&1)
 [ $? -ne 0 ] && echo "$out" | grep -q -- "--seeds '0'"
 ok $? "a seed count of 0 is refused: $(echo "$out" | head -1)"
+
+# noise in the training loop (stage 2 only: --epochs1 0)
+args="-N 2 --seed 5 --epochs1 0 --epochs2 8 --batch 256 --slack 0.5"
+"$ONN" train $args --noise 1e-2 -o "$dir/a.onn" >"$dir/a.log" 2>&1 &&
+	"$ONN" train $args --noise 1e-2 -o "$dir/b.onn" >/dev/null 2>&1 &&
+	cmp -s "$dir/a.onn" "$dir/b.onn"
+ok $? "train --noise 1e-2: the same model twice ($(tail -2 "$dir/a.log" | head -1))"
+"$ONN" train $args -o "$dir/c.onn" >/dev/null 2>&1 && ! cmp -s "$dir/a.onn" "$dir/c.onn"
+ok $? "train --noise 1e-2 and without noise give different models"
+"$ONN" train $args --noise 1e-2 -o "$dir/d.onn" --stop-after 3 >/dev/null 2>&1 &&
+	"$ONN" train $args --noise 1e-2 -o "$dir/d.onn" --resume >/dev/null 2>&1 &&
+	cmp -s "$dir/a.onn" "$dir/d.onn"
+ok $? "train --noise 1e-2 paused after epoch 3 and resumed: the same model"
+out=$("$ONN" train $args --noise 2 -o "$dir/e.onn" 2>&1)
+[ $? -ne 0 ] && [ ! -e "$dir/e.onn" ] && echo "$out" | grep -q -- "--noise in \[0, 1)"
+ok $? "train --noise 2 is refused: $(echo "$out" | tail -1)"
 exit $failed
