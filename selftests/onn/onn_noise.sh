@@ -8,14 +8,8 @@
 # and resume, and an out-of-range sigma is refused. TAP output.
 . "$(dirname "$0")/lib.sh"
 M=models/onn-n4.onn
-dir=$(mktemp -d /tmp/optinc-onn-noise.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
 
-echo "1..9"
-if [ ! -x "$ONN" ]; then
-	echo "Bail out! $ONN not built"
-	exit 1
-fi
+begin 9 noise
 
 # "mean min max" of the one sigma of a verify run
 stats() {

@@ -9,12 +9,10 @@
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 REAL=$(dirname "$0")/onn_realise.py
-dir=$(mktemp -d /tmp/optinc-onn-real.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
 
-echo "1..6"
-if [ ! -x "$ONN" ] || ! $PY -c 'import numpy' 2>/dev/null; then
-	echo "Bail out! $ONN not built or $PY has no numpy (scripts/install-deps)"
+begin 6 real
+if ! $PY -c 'import numpy' 2>/dev/null; then
+	echo "Bail out! $PY has no numpy (scripts/install-deps)"
 	exit 1
 fi
 
