@@ -28,7 +28,8 @@ struct optinc_onn_cfg {
 	int s_invariant;	/* first layer rows along S; train on S values */
 	int s_uniform;		/* ... each S value weighted 1, not by count */
 	unsigned int eval_every;
-	float noise;		/* stage 2: MZI phase noise in the loop, rad */
+	float noise;		/* stage 2: MZI phase noise in the loop, rad (in
+				 * what was padding: older checkpoints read 0) */
 };
 
 /*
