@@ -324,7 +324,7 @@ static void train_usage(FILE *f)
 		"  --checkpoint FILE       checkpoint file (MODEL.ckpt)\n"
 		"  --checkpoint-every E    checkpoint period in epochs (10)\n"
 		"  --resume                continue from the checkpoint if there is one (stage-2\n"
-		"                          length, rate, margins and slack may differ)\n"
+		"                          length, rate, margins, slack and noise may differ)\n"
 		"  --stop-after E          checkpoint after epoch E and exit (to resume later)\n"
 		"  --noise SIGMA           stage 2: train the blocks as realised with MZI phase\n"
 		"                          noise SIGMA rad (0; may change on resume)\n"
