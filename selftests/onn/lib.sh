@@ -19,3 +19,15 @@ ok() {
 		failed=1
 	fi
 }
+
+# begin PLAN NAME: the TAP plan, a bail-out when the tool is not built, and
+# $dir, a scratch folder /tmp/optinc-onn-NAME.* removed on exit
+begin() {
+	dir=$(mktemp -d "/tmp/optinc-onn-$2.XXXXXX")
+	trap 'rm -rf "$dir"' EXIT
+	echo "1..$1"
+	if [ ! -x "$ONN" ]; then
+		echo "Bail out! $ONN not built"
+		exit 1
+	fi
+}

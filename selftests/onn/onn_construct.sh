@@ -5,15 +5,9 @@
 # same file every time; architectures it cannot fill are refused with the
 # reason. TAP output.
 . "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d /tmp/optinc-onn-con.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
 ARCH8=4-64-128-256-512-256-128-64-4
 
-echo "1..16"
-if [ ! -x "$ONN" ]; then
-	echo "Bail out! $ONN not built"
-	exit 1
-fi
+begin 16 con
 
 for members in 1 2 3; do
 	m=$dir/n$members.onn

@@ -5,14 +5,8 @@
 # against the exact average; and check that a paused and resumed run ends
 # in the same model as one never stopped. TAP output.
 . "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d /tmp/optinc-onn-e2e.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
 
-echo "1..8"
-if [ ! -x "$ONN" ]; then
-	echo "Bail out! $ONN not built"
-	exit 1
-fi
+begin 8 e2e
 
 "$ONN" train -N 2 --seed 1 --epochs1 0 --epochs2 1500 --lr2 3e-3 \
 	--batch 256 --eval-every 10 -o "$dir/n2.onn" >"$dir/train.log" 2>&1

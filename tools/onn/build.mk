@@ -41,7 +41,8 @@ $(O)/selftests/onn/%: $(O)/selftests/onn/%.o $(ONN_LIB_OBJS) $(CORE_LIB)
 ALL_TARGETS += $(ONN_BIN) $(ONN_TEST_BINS)
 BINS += $(ONN_BIN)
 TEST_PROGS += $(ONN_TEST_BINS) selftests/onn/onn_e2e.sh selftests/onn/onn_construct.sh \
-	      selftests/onn/onn_shipped.sh
+	      selftests/onn/onn_shipped.sh selftests/onn/onn_realise.sh \
+	      selftests/onn/onn_noise.sh
 
 # `make models`: retrain the shipped ONNs with their fixed seeds, verify
 # them exhaustively and compile their tables (hours on one core; a rerun
@@ -54,8 +55,13 @@ ONN_ENV := OPENBLAS_NUM_THREADS=1 OPENBLAS_CORETYPE=Haswell
 # the checkpoint of the one before (--stop-after ends a phase early).
 # `make models` starts from scratch; `make models ONN_RESUME=1` continues
 # an interrupted run from its checkpoints.
-ONN_PHASES_N4 := 1
-ONN_TRAIN_N4_1 := -N 4 --seed 1 --epochs1 0 --epochs2 800 --batch 256 --lr2 2e-3
+# N = 4: 430 epochs of stage 2, then 370 with MZI phase noise 1e-3 rad in
+# the loop on every point (robust to it: Documentation/onn.md, section 2)
+ONN_PHASES_N4 := 1 2
+ONN_TRAIN_N4_1 := -N 4 --seed 1 --epochs1 0 --epochs2 800 --batch 256 --lr2 2e-3 \
+		  --stop-margin 0.3 --stop-after 430
+ONN_TRAIN_N4_2 := -N 4 --seed 1 --epochs1 0 --epochs2 800 --batch 256 --lr2 1e-3 \
+		  --stop-margin 0.4 --slack 0.5 --noise 1e-3
 ONN_SHIPPED := 4
 
 define onn_model_rule

@@ -78,7 +78,7 @@ out_report:
 /*
  * A run may go on with other stage-2 settings: length and learning rate
  * (hence its cosine), loss margin, slack and stopping margin, evaluation
- * period.
+ * period, phase noise in the loop.
  */
 static int ckpt_same_run(const struct optinc_onn_cfg *a,
 			 const struct optinc_onn_cfg *b)
@@ -91,6 +91,7 @@ static int ckpt_same_run(const struct optinc_onn_cfg *a,
 	x.margin2 = y.margin2 = 0;
 	x.slack = y.slack = 0;
 	x.lr2 = y.lr2 = 0;
+	x.noise = y.noise = 0;
 	return !memcmp(&x, &y, sizeof(x));
 }
 

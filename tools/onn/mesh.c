@@ -161,7 +161,10 @@ static void mesh_push_left(double complex *d, unsigned int p, double *ph)
  * @phi:   n(n-1)/2 MZI phases, same order
  * @alpha: n output phases
  *
- * A real orthogonal @u gives phi and alpha in {0, pi} (to rounding).
+ * A real orthogonal @u gives a mesh that is real to rounding, but phi and
+ * alpha are in {0, pi} only where no element the nulling meets has a zero
+ * real part: at exact zeros a rounding residue decides the phase and the
+ * later MZIs compensate (Documentation/onn.md, "Real matrices").
  *
  * Return: 0 or -ENOMEM.
  */

@@ -32,7 +32,7 @@ int optinc_onn_net_alloc(struct optinc_onn_net *n,
 		y->out = o;
 		y->k = optinc_onn_block_k(y->in, o);
 		/* d holds nblocks * k = max(in, out) values: in + out is room */
-		y->w = calloc(wn * 5 + (size_t)o * 4 + 4 * (y->in + o),
+		y->w = calloc(wn * 6 + (size_t)o * 4 + 4 * (y->in + o),
 			      sizeof(float));
 		if (!y->w)
 			return -ENOMEM;
@@ -48,6 +48,7 @@ int optinc_onn_net_alloc(struct optinc_onn_net *n,
 		y->gd = y->d + y->in + o;
 		y->md = y->gd + y->in + o;
 		y->vd = y->md + y->in + o;
+		y->du = y->vd + y->in + o;
 	}
 	for (i = 0; i <= n->nl; i++) {
 		n->act[i] = calloc((size_t)n->batch * n->width, sizeof(float));
@@ -337,6 +338,79 @@ void optinc_onn_net_adam(struct optinc_onn_net *n, float lr, int retract)
 		net_adam_vec(y->d, y->gd, y->md, y->vd, net_blocks(y) * y->k,
 			     lr, c1, c2);
 		net_manifold_retract(y, n->scratch, retract);
+	}
+}
+
+/* Block j's U (stride in) -> its Clements phases -> a perturbed mesh. */
+static int net_noise_block(struct optinc_onn_tlayer *y, unsigned int j,
+			   float sigma, struct optinc_onn_rng *rng,
+			   double complex *z, double *ph)
+{
+	unsigned int k = y->k, r, c;
+	size_t at = net_block_at(y, j);
+	int err;
+
+	for (r = 0; r < k; r++)
+		for (c = 0; c < k; c++)
+			z[r * k + c] = y->u[at + (size_t)r * y->in + c];
+	err = optinc_onn_block_phases(k, z, ph);
+	if (!err)
+		err = optinc_onn_mesh_realise(k, ph, sigma, rng, z);
+	for (r = 0; r < k && !err; r++)
+		for (c = 0; c < k; c++) {
+			size_t i = at + (size_t)r * y->in + c;
+
+			y->du[i] = (float)creal(z[r * k + c]) - y->u[i];
+		}
+	return err;
+}
+
+/**
+ * optinc_onn_net_noise_sample() - one fabrication error for every block
+ * @sigma: MZI phase noise, radians
+ *
+ * Each block's U is decomposed into its Clements phases, as export would
+ * store them, the phases get N(0, sigma^2) and the mesh is rebuilt: du is
+ * the real part of that minus U, what verify --phase-noise would see.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int optinc_onn_net_noise_sample(struct optinc_onn_net *n, float sigma,
+				struct optinc_onn_rng *rng)
+{
+	double complex *z = malloc(sizeof(*z) * n->width * n->width);
+	double *ph = malloc(sizeof(double) * n->width * n->width);
+	unsigned int l, j;
+	int err = z && ph ? 0 : -ENOMEM;
+
+	for (l = 0; l < n->nl && !err; l++)
+		for (j = 0; n->l[l].manifold && j < net_blocks(&n->l[l]) && !err; j++)
+			err = net_noise_block(&n->l[l], j, sigma, rng, z, ph);
+	free(z);
+	free(ph);
+	return err;
+}
+
+/*
+ * w = diag(d) (U + du) for the next forward and backward pass: the loss
+ * and its gradients are those of the perturbed chip, applied to the clean
+ * d and U (Adam's step rebuilds w = diag(d) U).
+ */
+void optinc_onn_net_noise_apply(struct optinc_onn_net *n)
+{
+	unsigned int l, j, i, c;
+
+	for (l = 0; l < n->nl; l++) {
+		struct optinc_onn_tlayer *y = &n->l[l];
+
+		for (j = 0; y->manifold && j < net_blocks(y); j++)
+			for (i = 0; i < y->k; i++) {
+				size_t at = net_block_at(y, j) + (size_t)i * y->in;
+				float d = y->d[j * y->k + i];
+
+				for (c = 0; c < y->k; c++)
+					y->w[at + c] = d * (y->u[at + c] + y->du[at + c]);
+			}
 	}
 }
 

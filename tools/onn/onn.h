@@ -63,6 +63,8 @@ double optinc_onn_area_report(FILE *f, unsigned int nlayers,
 /* ---- realisation of a model into matrices (realise.c) ---- */
 int optinc_onn_block_phases(unsigned int n, const double complex *u,
 			    double *ph);
+int optinc_onn_mesh_realise(unsigned int n, const double *ph, double noise,
+			    struct optinc_onn_rng *rng, double complex *u);
 int optinc_onn_realise(const struct optinc_onn *m, unsigned int l,
 		       double *w, double noise, struct optinc_onn_rng *rng);
 

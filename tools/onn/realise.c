@@ -19,12 +19,17 @@ static double realise_jitter(double noise, struct optinc_onn_rng *rng)
 	return noise > 0 ? noise * optinc_onn_rng_gauss(rng) : 0.0;
 }
 
-/*
- * A mesh from its file phases (k(k-1)/2 (theta, phi) pairs, then k output
- * phases), each perturbed, into an n x n unitary.
+/**
+ * optinc_onn_mesh_realise() - a mesh as a chip with phase error builds it
+ * @ph:    k(k-1)/2 (theta, phi) pairs, then n output phases (a file's order)
+ * @noise: sigma of the N(0, sigma^2) radians added to each phase, drawn
+ *         from @rng in that order (0: none, @rng unused)
+ * @u:     the n x n unitary built
+ *
+ * Return: 0 or -ENOMEM.
  */
-static int realise_mesh(unsigned int n, const double *ph, double noise,
-			struct optinc_onn_rng *rng, double complex *u)
+int optinc_onn_mesh_realise(unsigned int n, const double *ph, double noise,
+			    struct optinc_onn_rng *rng, double complex *u)
 {
 	unsigned int m = optinc_onn_mzis(n), i;
 	double *th = malloc(sizeof(double) * n * n), *fi = th + m;
@@ -81,7 +86,7 @@ static int realise_blocks(const struct optinc_onn_layer *l, double *w,
 
 		for (r = 0; r < kk; r++)
 			ph[r] = l->phase[(size_t)j * kk + r];
-		err = realise_mesh(k, ph, noise, rng, u);
+		err = optinc_onn_mesh_realise(k, ph, noise, rng, u);
 		for (r = 0; r < k && !err; r++)
 			for (c = 0; c < k; c++)
 				w[(size_t)(r0 + r) * l->in + c0 + c] =
@@ -106,7 +111,7 @@ static int realise_noisy_orth(unsigned int n, const double *q, double noise,
 	if (!err)
 		err = optinc_onn_block_phases(n, z, ph);
 	if (!err)
-		err = realise_mesh(n, ph, noise, rng, out);
+		err = optinc_onn_mesh_realise(n, ph, noise, rng, out);
 	free(z);
 	free(ph);
 	return err;

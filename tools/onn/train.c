@@ -37,6 +37,7 @@ struct trainer {
 	const char *out, *ckpt;
 	unsigned int ckpt_every;
 	unsigned int stop_after;	/* 0, or pause after this epoch */
+	unsigned int noise_every;	/* steps between two noise draws */
 	double avg_dt;			/* smoothed seconds per epoch */
 	int resume;
 };
@@ -89,22 +90,45 @@ static void train_gather(struct trainer *tr, uint32_t first, unsigned int rows)
 	}
 }
 
+/*
+ * With --noise, before each step of stage 2 the blocks are perturbed as a
+ * chip with that MZI phase error builds them; a new error every
+ * noise_every steps, drawn from (seed, epoch) like the shuffle.
+ */
+static int train_noise(struct trainer *tr, unsigned int epoch,
+		       unsigned int step, struct optinc_onn_rng *rng)
+{
+	int err = 0;
+
+	if (step == 1)
+		optinc_onn_rng_seed(rng, tr->cfg.seed * 0x9e3779b97f4a7c15ull +
+					 epoch + 1);
+	if ((step - 1) % tr->noise_every == 0)
+		err = optinc_onn_net_noise_sample(&tr->net, tr->cfg.noise, rng);
+	if (!err)
+		optinc_onn_net_noise_apply(&tr->net);
+	return err;
+}
+
 /* One pass over this epoch's points in shuffled minibatches. */
-static void train_epoch(struct trainer *tr, unsigned int epoch, int stage,
-			float lr, struct optinc_onn_stats *st)
+static int train_epoch(struct trainer *tr, unsigned int epoch, int stage,
+		       float lr, struct optinc_onn_stats *st)
 {
 	const struct optinc_onn_cfg *c = &tr->cfg;
 	float margin = stage == 1 ? c->margin1 : c->margin2;
 	uint32_t i, n = train_shuffle(tr, epoch, stage);
+	int orth = 1, noisy = stage == 2 && c->noise > 0, err = 0;
+	struct optinc_onn_rng rng;
 	unsigned int rows, step;
-	int orth = 1;
 
 	st->loss = 0;
 	st->wrong = 0;
 	st->trained = n;
-	for (i = 0, step = 1; i < n; i += rows, step++) {
+	for (i = 0, step = 1; i < n && !err; i += rows, step++) {
 		rows = n - i < c->batch ? n - i : c->batch;
 		train_gather(tr, i, rows);
+		if (noisy)
+			err = train_noise(tr, epoch, step, &rng);
 		optinc_onn_net_forward(&tr->net, rows);
 		st->loss += optinc_onn_net_loss(&tr->net, tr->tbatch, tr->wbatch,
 						rows, margin, &st->wrong);
@@ -117,6 +141,7 @@ static void train_epoch(struct trainer *tr, unsigned int epoch, int stage,
 	if (!orth)	/* every epoch ends with U orthogonal */
 		optinc_onn_net_retract(&tr->net);
 	st->loss /= tr->data.n;
+	return err;
 }
 
 /* Cosine decay from lr to lr * lr_end over a stage. */
@@ -209,8 +234,8 @@ static int train_one(struct trainer *tr, unsigned int e, double *dt)
 		return err;
 	lr = stage == 1 ? train_lr(c->lr1, c->lr_end, e, c->epochs1)
 			: train_lr(c->lr2, c->lr_end, e - c->epochs1, c->epochs2);
-	train_epoch(tr, e, stage, lr, &st);
-	if (stage == 1 && c->proj_every && (e + 1) % c->proj_every == 0)
+	err = train_epoch(tr, e, stage, lr, &st);
+	if (!err && stage == 1 && c->proj_every && (e + 1) % c->proj_every == 0)
 		err = optinc_onn_net_project(&tr->net, c, c->proj_iters, 1);
 	if (err)
 		return err;
@@ -233,7 +258,7 @@ static int train_loop(struct trainer *tr)
 	for (e = tr->prog.epoch; e < total && !tr->prog.done && !err; e++) {
 		err = train_one(tr, e, &dt);
 		if (err) {
-			fprintf(stderr, "optinc-onn: epoch %u: projection failed: %s\n",
+			fprintf(stderr, "optinc-onn: epoch %u: projection or noise draw failed: %s\n",
 				e + 1, strerror(-err));
 			break;
 		}
@@ -299,15 +324,18 @@ static void train_usage(FILE *f)
 		"  --checkpoint FILE       checkpoint file (MODEL.ckpt)\n"
 		"  --checkpoint-every E    checkpoint period in epochs (10)\n"
 		"  --resume                continue from the checkpoint if there is one (stage-2\n"
-		"                          length, rate, margins and slack may differ)\n"
-		"  --stop-after E          checkpoint after epoch E and exit (to resume later)\n");
+		"                          length, rate, margins, slack and noise may differ)\n"
+		"  --stop-after E          checkpoint after epoch E and exit (to resume later)\n"
+		"  --noise SIGMA           stage 2: train the blocks as realised with MZI phase\n"
+		"                          noise SIGMA rad (0; may change on resume)\n"
+		"  --noise-every S         a new noise draw every S steps (16)\n");
 }
 
 enum {
 	OPT_ARCH = 256, OPT_APPROX, OPT_SEED, OPT_BATCH, OPT_E1, OPT_E2,
 	OPT_SLACK, OPT_LR1, OPT_LR2, OPT_LREND, OPT_M1, OPT_M2, OPT_STOP, OPT_PEVERY,
 	OPT_PITERS, OPT_EVAL, OPT_CKPT, OPT_CKEVERY, OPT_RESUME, OPT_STOP_AFTER,
-	OPT_SINV, OPT_SWEIGHTS, OPT_RETRACT, OPT_GAIN,
+	OPT_SINV, OPT_SWEIGHTS, OPT_RETRACT, OPT_GAIN, OPT_NOISE, OPT_NOISE_EVERY,
 };
 
 static const struct option train_opts[] = {
@@ -338,6 +366,8 @@ static const struct option train_opts[] = {
 	{ "retract-every", required_argument, NULL, OPT_RETRACT },
 	{ "input-gain", required_argument, NULL, OPT_GAIN },
 	{ "s-weights", required_argument, NULL, OPT_SWEIGHTS },
+	{ "noise", required_argument, NULL, OPT_NOISE },
+	{ "noise-every", required_argument, NULL, OPT_NOISE_EVERY },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -365,6 +395,7 @@ static void train_defaults(struct trainer *tr)
 	c->slack = 0.1f;
 	c->eval_every = 10;
 	tr->ckpt_every = 10;
+	tr->noise_every = 16;
 }
 
 /* Options that only set a number; returns 1 when @opt was one of them. */
@@ -399,6 +430,8 @@ static int train_number_opt(struct trainer *tr, int opt, const char *arg)
 	case OPT_EVAL: c->eval_every = u; break;
 	case OPT_CKEVERY: tr->ckpt_every = u; break;
 	case OPT_STOP_AFTER: tr->stop_after = u; break;
+	case OPT_NOISE: c->noise = f; break;
+	case OPT_NOISE_EVERY: tr->noise_every = u; break;
 	default: return 0;
 	}
 	return 1;
@@ -477,8 +510,9 @@ static int train_check(struct trainer *tr, const char *arch, const char *approx)
 		return -EINVAL;
 	}
 	if (!c->batch || !c->retract_every || !(c->in_gain > 0) || c->epochs1 + c->epochs2 == 0 ||
-	    c->stop_margin > c->margin2 + c->slack) {
-		fprintf(stderr, "optinc-onn: train: need --batch, some epochs and stop-margin <= margin2 + slack\n");
+	    c->stop_margin > c->margin2 + c->slack || !tr->noise_every ||
+	    !(c->noise >= 0 && c->noise < 1)) {
+		fprintf(stderr, "optinc-onn: train: need --batch, some epochs, stop-margin <= margin2 + slack, --noise in [0, 1) and --noise-every >= 1\n");
 		return -EINVAL;
 	}
 	return 0;

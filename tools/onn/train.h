@@ -28,6 +28,8 @@ struct optinc_onn_cfg {
 	int s_invariant;	/* first layer rows along S; train on S values */
 	int s_uniform;		/* ... each S value weighted 1, not by count */
 	unsigned int eval_every;
+	float noise;		/* stage 2: MZI phase noise in the loop, rad (in
+				 * what was padding: older checkpoints read 0) */
 };
 
 /*
@@ -43,6 +45,7 @@ struct optinc_onn_tlayer {
 	float *mw, *vw, *mb, *vb; /* Adam moments */
 	float *d, *gd, *md, *vd; /* Sigma of each block, in + out at most */
 	float *u;		/* out x in: the blocks' U */
+	float *du;		/* noise in the loop: realised U - U */
 };
 
 struct optinc_onn_net {
@@ -100,6 +103,9 @@ void optinc_onn_net_eval(struct optinc_onn_net *n,
 			 const struct optinc_onn_data *d,
 			 struct optinc_onn_stats *st, uint8_t *active,
 			 float thresh);
+int optinc_onn_net_noise_sample(struct optinc_onn_net *n, float sigma,
+				struct optinc_onn_rng *rng);
+void optinc_onn_net_noise_apply(struct optinc_onn_net *n);
 int optinc_onn_net_export(struct optinc_onn_net *n,
 			  const struct optinc_onn_cfg *c, float in_scale,
 			  struct optinc_onn *m);

@@ -69,7 +69,9 @@ static int verify_noise_list(const struct optinc_onn *m, char *list,
 	char *tok, *save = NULL;
 	int err = 0;
 
-	printf("accuracy under MZI phase noise (%u draws each):\n", trials);
+	printf("accuracy under MZI phase noise (%u seeds each: %llu..%llu):\n",
+	       trials, (unsigned long long)seed,
+	       (unsigned long long)(seed + trials - 1));
 	printf("  sigma/rad        mean           min           max\n");
 	for (tok = strtok_r(list, ",", &save); tok && !err;
 	     tok = strtok_r(NULL, ",", &save))
@@ -79,13 +81,48 @@ static int verify_noise_list(const struct optinc_onn *m, char *list,
 
 static const struct option verify_opts[] = {
 	{ "noise", required_argument, NULL, 'n' },
+	{ "phase-noise", required_argument, NULL, 'n' },
 	{ "trials", required_argument, NULL, 't' },
+	{ "seeds", required_argument, NULL, 't' },
 	{ "seed", required_argument, NULL, 's' },
 	{ "require-exact", no_argument, NULL, 'x' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* Each sigma of a comma-separated list: a number of radians, 0..10. */
+static int verify_sigmas_ok(const char *list)
+{
+	const char *p = list;
+	char *end;
+	double v;
+
+	do {
+		v = strtod(p, &end);
+		if (end == p || (*end && *end != ',') || !(v >= 0 && v <= 10)) {
+			fprintf(stderr, "optinc-onn: verify: --phase-noise '%s': '%.*s' is not a sigma in radians (0..10)\n",
+				list, (int)strcspn(p, ","), p);
+			return -EINVAL;
+		}
+		p = end + 1;
+	} while (*end);
+	return 0;
+}
+
+static int verify_seeds(const char *arg, unsigned int *trials)
+{
+	char *end;
+	unsigned long v = strtoul(arg, &end, 10);
+
+	if (end == arg || *end || !v || v > 100000) {
+		fprintf(stderr, "optinc-onn: verify: --seeds '%s': need a count of 1..100000\n",
+			arg);
+		return -EINVAL;
+	}
+	*trials = v;
+	return 0;
+}
 
 struct verify_args {
 	const char *model, *out;
@@ -98,16 +135,17 @@ struct verify_args {
 static int verify_parse(int argc, char **argv, struct verify_args *a,
 			const char *usage)
 {
-	int opt;
+	int opt, err = 0;
 
 	memset(a, 0, sizeof(*a));
 	a->trials = 5;
 	a->seed = 1;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:h", verify_opts, NULL)) != -1) {
+	while (!err &&
+	       (opt = getopt_long(argc, argv, "o:h", verify_opts, NULL)) != -1) {
 		switch (opt) {
-		case 'n': a->noise = optarg; break;
-		case 't': a->trials = strtoul(optarg, NULL, 0); break;
+		case 'n': a->noise = optarg; err = verify_sigmas_ok(optarg); break;
+		case 't': err = verify_seeds(optarg, &a->trials); break;
 		case 's': a->seed = strtoull(optarg, NULL, 0); break;
 		case 'x': a->exact = 1; break;
 		case 'o': a->out = optarg; break;
@@ -115,7 +153,9 @@ static int verify_parse(int argc, char **argv, struct verify_args *a,
 		default: fprintf(stderr, "%s", usage); return -EINVAL;
 		}
 	}
-	if (optind + 1 != argc || !a->trials) {
+	if (err)
+		return err;
+	if (optind + 1 != argc) {
 		fprintf(stderr, "%s", usage);
 		return -EINVAL;
 	}
@@ -164,7 +204,9 @@ int optinc_onn_cmd_verify(int argc, char **argv)
 {
 	struct verify_args a;
 	int err = verify_parse(argc, argv, &a,
-		"usage: optinc-onn verify MODEL [--noise S1,S2,..] [--trials T] [--seed S] [--require-exact]\n");
+		"usage: optinc-onn verify MODEL [--phase-noise S1,S2,..] [--seeds K] [--seed S] [--require-exact]\n"
+		"  --phase-noise (or --noise): N(0, S^2) rad on every MZI and output phase\n"
+		"  --seeds (or --trials) K: noise draws with seeds S..S+K-1 (5); mean, min, max\n");
 
 	if (err)
 		return err > 0 ? 0 : err;

@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# optinc-onn verify --phase-noise SIGMA --seeds K: mean, min and max over the
+# seeds S..S+K-1, each seed's draw the same as a one-seed run with that seed;
+# sigma 0 is the model as designed; bad sigmas and counts refused by name
+# (on the shipped N = 4 model). And train --noise (phase noise in the loop):
+# it changes the trained model, the same file every time and after a pause
+# and resume, and an out-of-range sigma is refused. TAP output.
+. "$(dirname "$0")/lib.sh"
+M=models/onn-n4.onn
+
+begin 9 noise
+
+# "mean min max" of the one sigma of a verify run
+stats() {
+	"$ONN" verify "$M" "$@" | awk '/^ +[0-9.e-]+ +[0-9.]+ %/ { print $2, $4, $6 }'
+}
+
+got=$(stats --phase-noise 0 --seeds 3)
+[ "$got" = "100.0000 100.0000 100.0000" ]
+ok $? "sigma 0 over 3 seeds is the model as designed: $got"
+
+got=$(stats --phase-noise 1e-2 --seeds 4 --seed 7)
+read -r mean lo hi <<<"$got"
+awk -v m="$mean" -v l="$lo" -v h="$hi" 'BEGIN { exit !(l <= m && m <= h && l < h && h < 100) }'
+ok $? "sigma 1e-2, seeds 7..10: min <= mean <= max < 100: $got"
+
+one=""
+for s in 7 8 9 10; do
+	one="$one $(stats --phase-noise 1e-2 --seeds 1 --seed $s | cut -d' ' -f1)"
+done
+want=$(echo "$one" | awk '{ s = 0; lo = 101; hi = -1
+	for (i = 1; i <= NF; i++) { s += $i; if ($i < lo) lo = $i; if ($i > hi) hi = $i }
+	printf "%.4f %.4f %.4f", s / NF, lo, hi }')
+# the mean of four 4-decimal values may differ from the tool's in the last digit
+awk -v a="$got" -v b="$want" 'BEGIN { split(a, x); split(b, y)
+	exit !((x[1] - y[1])^2 < 1e-8 && x[2] == y[2] && x[3] == y[3]) }'
+ok $? "they are seeds 7, 8, 9, 10 run one by one:$one -> $want"
+
+out=$("$ONN" verify "$M" --phase-noise 1e-3,abc 2>&1)
+[ $? -ne 0 ] && echo "$out" | grep -q "'abc' is not a sigma"
+ok $? "a bad sigma is refused: $(echo "$out" | head -1)"
+out=$("$ONN" verify "$M" --phase-noise 1e-3 --seeds 0 2>&1)
+[ $? -ne 0 ] && echo "$out" | grep -q -- "--seeds '0'"
+ok $? "a seed count of 0 is refused: $(echo "$out" | head -1)"
+
+# noise in the training loop (stage 2 only: --epochs1 0)
+args="-N 2 --seed 5 --epochs1 0 --epochs2 8 --batch 256 --slack 0.5"
+"$ONN" train $args --noise 1e-2 -o "$dir/a.onn" >"$dir/a.log" 2>&1 &&
+	"$ONN" train $args --noise 1e-2 -o "$dir/b.onn" >/dev/null 2>&1 &&
+	cmp -s "$dir/a.onn" "$dir/b.onn"
+ok $? "train --noise 1e-2: the same model twice ($(tail -2 "$dir/a.log" | head -1))"
+"$ONN" train $args -o "$dir/c.onn" >/dev/null 2>&1 && ! cmp -s "$dir/a.onn" "$dir/c.onn"
+ok $? "train --noise 1e-2 and without noise give different models"
+"$ONN" train $args --noise 1e-2 -o "$dir/d.onn" --stop-after 3 >/dev/null 2>&1 &&
+	"$ONN" train $args --noise 1e-2 -o "$dir/d.onn" --resume >/dev/null 2>&1 &&
+	cmp -s "$dir/a.onn" "$dir/d.onn"
+ok $? "train --noise 1e-2 paused after epoch 3 and resumed: the same model"
+out=$("$ONN" train $args --noise 2 -o "$dir/e.onn" 2>&1)
+[ $? -ne 0 ] && [ ! -e "$dir/e.onn" ] && echo "$out" | grep -q -- "--noise in \[0, 1)"
+ok $? "train --noise 2 is refused: $(echo "$out" | tail -1)"
+exit $failed
