@@ -26,7 +26,15 @@ kmod_deb_kdir = $(shell dpkg-query -W -f='$${Depends}' $(KMOD_HDRS_PKG) \
 # KDIR, else the running kernel's headers, else Debian's.
 kmod_kdir = $(or $(KDIR),$(wildcard /lib/modules/$(shell uname -r)/build),$(kmod_deb_kdir))
 
-.PHONY: kmod kmod-vm kmod-vm-lib kmod-clean kmod-force install-kmod
+.PHONY: kmod kmod-vm kmod-vm-lib kmod-clean kmod-force install-kmod nlspec
+
+# The netlink spec and what scripts/nlspec generates from it (the uapi
+# header, kmod/nl_spec.[ch], kmod.md's reference): after editing the spec,
+# `make nlspec`; selftests/netlink/spec_drift.py fails until then.
+NLSPEC_SRC := Documentation/netlink/specs/optinc.yaml scripts/nlspec
+
+nlspec:
+	$(Q)scripts/nlspec gen
 
 kmod: $(KMOD_KO)
 
@@ -85,7 +93,7 @@ NL_CFLAGS = $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null || echo -I/us
 NL_STATIC_LIBS = $(shell pkg-config --static --libs libnl-genl-3.0 2>/dev/null || echo -lnl-genl-3 -lnl-3 -lpthread)
 KMOD_VM_PROGS := $(KMOD_T)/optincctl $(KMOD_T)/kmod_rank \
 		 $(KMOD_T)/kmod_table $(KMOD_T)/nocap $(KMOD_T)/nlfuzz \
-		 $(KMOD_T)/ps_inject
+		 $(KMOD_T)/nlpolicy $(KMOD_T)/ps_inject $(KMOD_T)/nlspec.policy
 # liboptinc's allreduce test rank, statically linked (kmod-vm-lib)
 KMOD_LIB_STATIC = $(shell pkg-config --static --libs libxdp libbpf 2>/dev/null)
 
@@ -95,9 +103,16 @@ $(KMOD_T)/optincctl: $(OPTINCCTL_OBJS) $(OPTINCCTL_LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) -static -o $@ $^ $(NL_STATIC_LIBS) -ljson-c $(KMOD_LIB_STATIC)
 
-$(KMOD_T)/kmod_rank $(KMOD_T)/kmod_table $(KMOD_T)/nocap $(KMOD_T)/nlfuzz: %: %.o $(CORE_LIB)
+$(KMOD_T)/kmod_rank $(KMOD_T)/kmod_table $(KMOD_T)/nocap $(KMOD_T)/nlfuzz \
+$(KMOD_T)/nlpolicy: %: %.o $(CORE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -static -o $@ $^
+
+# what nlpolicy checks the loaded module against: the spec's policies
+$(KMOD_T)/nlspec.policy: $(NLSPEC_SRC)
+	$(call msg,NLSPEC,$@)
+	@mkdir -p $(dir $@)
+	$(Q)scripts/nlspec policy >$@
 
 $(KMOD_T)/ps_inject: $(O)/selftests/net/ps_inject.o $(CORE_LIB)
 	$(call msg,LD,$@)

@@ -1,60 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * optinc.ko: the generic netlink family "optinc"
- * (Documentation/netlink/specs/optinc.yaml). Handlers take RTNL, which
- * guards all configuration; changes need CAP_NET_ADMIN (GENL_ADMIN_PERM).
+ * (Documentation/netlink/specs/optinc.yaml). Its policies, one per
+ * operation, and ops table are generated from the spec (nl_spec.c); these
+ * are the handlers. They take RTNL, which guards all configuration;
+ * changes need CAP_NET_ADMIN (GENL_ADMIN_PERM).
  */
 #include <linux/etherdevice.h>
 #include <linux/rtnetlink.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 #include <net/sock.h>
+#include "nl_spec.h"
 #include "optinc_kmod.h"
 
 #define NL_WINDOW_DEFAULT	64
 #define NL_MAX_ELEMS_DEFAULT	8704
-
-static struct netlink_range_validation nl_table_total_range = {
-	.min = OPTINC_TABLE_HDR_LEN,
-	.max = OPTINC_NL_TABLE_MAX,
-};
-
-/* NLA_POLICY_RANGE's bounds are s16: 65535 needs the full form */
-static struct netlink_range_validation nl_rl_burst_range = {
-	.min = 1,
-	.max = OPTINC_RL_BURST_MAX,
-};
-
-static const struct nla_policy optinc_nl_policy[OPTINC_A_MAX + 1] = {
-	[OPTINC_A_PAD]		  = { .type = NLA_REJECT },
-	[OPTINC_A_SWITCH_NAME]	  = { .type = NLA_NUL_STRING,
-				      .len = OPTINC_NAME_LEN - 1 },
-	[OPTINC_A_SWITCH_ADDR]	  = { .type = NLA_BE32 },
-	[OPTINC_A_SWITCH_MAC]	  = NLA_POLICY_ETH_ADDR,
-	[OPTINC_A_SWITCH_UDP_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
-	[OPTINC_A_IFINDEX]	  = NLA_POLICY_MIN(NLA_U32, 1),
-	[OPTINC_A_IFNAME]	  = { .type = NLA_NUL_STRING,
-				      .len = IFNAMSIZ - 1 },
-	[OPTINC_A_JOB_ID]	  = NLA_POLICY_MIN(NLA_U16, 1),
-	[OPTINC_A_JOB_SIZE]	  = NLA_POLICY_RANGE(NLA_U16, 1,
-						     OPTINC_MAX_MEMBERS),
-	[OPTINC_A_JOB_BITS]	  = NLA_POLICY_RANGE(NLA_U8, 8, 16),
-	[OPTINC_A_JOB_MODE]	  = NLA_POLICY_MAX(NLA_U8, OPTINC_NL_MODE_ONN),
-	[OPTINC_A_JOB_TOKEN]	  = { .type = NLA_U32 },
-	[OPTINC_A_JOB_WINDOW]	  = NLA_POLICY_RANGE(NLA_U16, 1,
-						     OPTINC_NL_WINDOW_MAX),
-	[OPTINC_A_JOB_MAX_ELEMS]  = NLA_POLICY_MIN(NLA_U16, 1),
-	[OPTINC_A_TABLE_OFFSET]	  = { .type = NLA_U32 },
-	[OPTINC_A_TABLE_TOTAL]	  = NLA_POLICY_FULL_RANGE(NLA_U32,
-						&nl_table_total_range),
-	[OPTINC_A_TABLE_DATA]	  = NLA_POLICY_RANGE(NLA_BINARY, 1,
-						     OPTINC_NL_CHUNK_MAX),
-	[OPTINC_A_PORT]		  = { .type = NLA_REJECT },
-	[OPTINC_A_JOB]		  = { .type = NLA_REJECT },
-	[OPTINC_A_SWITCH_RATE_LIMIT] = { .type = NLA_U32 },
-	[OPTINC_A_SWITCH_RATE_BURST] = NLA_POLICY_FULL_RANGE(NLA_U32,
-						&nl_rl_burst_range),
-};
 
 static struct genl_family optinc_nl_family;
 
@@ -81,7 +42,7 @@ static struct optinc_kswitch *nl_switch(struct genl_info *info)
 	return sw;
 }
 
-static int nl_switch_new_doit(struct sk_buff *skb, struct genl_info *info)
+int optinc_nl_switch_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
 	struct optinc_endpoint ep = { .port = htons(OPTINC_UDP_PORT) };
@@ -122,7 +83,7 @@ static int nl_switch_new_doit(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-static int nl_switch_set_doit(struct sk_buff *skb, struct genl_info *info)
+int optinc_nl_switch_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
 	struct optinc_kswitch *sw;
@@ -142,7 +103,7 @@ static int nl_switch_set_doit(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-static int nl_switch_del_doit(struct sk_buff *skb, struct genl_info *info)
+int optinc_nl_switch_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct optinc_kswitch *sw;
 	int err = -ENOENT;
@@ -190,7 +151,7 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int nl_switch_get_doit(struct sk_buff *skb, struct genl_info *info)
+int optinc_nl_switch_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct optinc_kswitch *sw;
 	struct sk_buff *msg;
@@ -211,9 +172,13 @@ static int nl_switch_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
-/* Dumps walk the namespace's switches; cb->args[0] is the next index. */
-static int nl_switch_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+/*
+ * Dumps walk the namespace's switches, only the one named if switch-name
+ * is given; cb->args[0] is the next index.
+ */
+int optinc_nl_switch_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
+	struct nlattr *name = genl_dumpit_info(cb)->attrs[OPTINC_A_SWITCH_NAME];
 	struct net *net = sock_net(skb->sk);
 	struct optinc_kswitch *sw;
 	long idx = 0;
@@ -221,6 +186,8 @@ static int nl_switch_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 	rtnl_lock();
 	list_for_each_entry(sw, optinc_net_switches(net), node) {
 		if (idx++ < cb->args[0])
+			continue;
+		if (name && nla_strcmp(name, sw->name))
 			continue;
 		if (nl_fill_switch(skb, sw, NETLINK_CB(cb->skb).portid,
 				   cb->nlh->nlmsg_seq, NLM_F_MULTI))
@@ -249,7 +216,7 @@ static struct net_device *nl_dev(struct genl_info *info)
 	return dev;
 }
 
-static int nl_port_add_doit(struct sk_buff *skb, struct genl_info *info)
+int optinc_nl_port_add_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct optinc_kswitch *sw;
 	struct net_device *dev;
@@ -268,7 +235,7 @@ out_unlock:
 	return err;
 }
 
-static int nl_port_del_doit(struct sk_buff *skb, struct genl_info *info)
+int optinc_nl_port_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct optinc_kswitch *sw;
 	struct optinc_kport *port;
@@ -304,7 +271,7 @@ static u32 nl_get_u(struct nlattr *a, u32 def, int width)
 	       nla_get_u32(a);
 }
 
-static int nl_job_set_doit(struct sk_buff *skb, struct genl_info *info)
+int optinc_nl_job_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
 	struct optinc_kjob_cfg cfg;
@@ -330,7 +297,7 @@ static int nl_job_set_doit(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-static int nl_job_del_doit(struct sk_buff *skb, struct genl_info *info)
+int optinc_nl_job_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct optinc_kswitch *sw;
 	int err = -ENOENT;
@@ -402,7 +369,7 @@ cancel:
 	return -EMSGSIZE;
 }
 
-static int nl_job_get_doit(struct sk_buff *skb, struct genl_info *info)
+int optinc_nl_job_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct optinc_kswitch *sw;
 	struct optinc_kjob *job;
@@ -461,10 +428,11 @@ cancel:
 
 /*
  * Dump cursor: args[0] switch index, args[1] ports done, args[2] next job
- * id; one message per port (stats only) and per job.
+ * id; one message per port (stats only) and per job, only job @only if it
+ * is not 0.
  */
 static int nl_dump_switch(struct sk_buff *skb, struct netlink_callback *cb,
-			  struct optinc_kswitch *sw, u8 cmd)
+			  struct optinc_kswitch *sw, u8 cmd, u16 only)
 {
 	u32 portid = NETLINK_CB(cb->skb).portid, seq = cb->nlh->nlmsg_seq;
 	struct optinc_kport *port;
@@ -483,6 +451,8 @@ static int nl_dump_switch(struct sk_buff *skb, struct netlink_callback *cb,
 	}
 	id = cb->args[2];
 	xa_for_each_start(&sw->jobs, id, job, cb->args[2]) {
+		if (only && id != only)
+			continue;
 		if (nl_fill_job(skb, sw, job, cmd, portid, seq, NLM_F_MULTI))
 			return -EMSGSIZE;
 		cb->args[2] = id + 1;
@@ -490,10 +460,12 @@ static int nl_dump_switch(struct sk_buff *skb, struct netlink_callback *cb,
 	return 0;
 }
 
+/* A dump of @cmd, filtered by switch-name and (job-get) job-id when given. */
 static int nl_dump(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd)
 {
 	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 	struct nlattr *name = info->attrs[OPTINC_A_SWITCH_NAME];
+	u16 only = nl_get_u(info->attrs[OPTINC_A_JOB_ID], 0, 16);
 	struct net *net = sock_net(skb->sk);
 	struct optinc_kswitch *sw;
 	long idx = 0;
@@ -504,7 +476,7 @@ static int nl_dump(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd)
 			continue;
 		if (name && nla_strcmp(name, sw->name))
 			continue;
-		if (nl_dump_switch(skb, cb, sw, cmd))
+		if (nl_dump_switch(skb, cb, sw, cmd, only))
 			break;
 		cb->args[0] = idx;
 		cb->args[1] = 0;
@@ -514,17 +486,17 @@ static int nl_dump(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd)
 	return skb->len;
 }
 
-static int nl_job_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+int optinc_nl_job_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	return nl_dump(skb, cb, OPTINC_CMD_JOB_GET);
 }
 
-static int nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+int optinc_nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	return nl_dump(skb, cb, OPTINC_CMD_STATS_GET);
 }
 
-static int nl_table_load_doit(struct sk_buff *skb, struct genl_info *info)
+int optinc_nl_table_load_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
 	struct optinc_kswitch *sw;
@@ -547,78 +519,23 @@ static int nl_table_load_doit(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-static const struct genl_small_ops optinc_nl_ops[] = {
-	{
-		.cmd	= OPTINC_CMD_SWITCH_NEW,
-		.doit	= nl_switch_new_doit,
-		.flags	= GENL_ADMIN_PERM,
-	},
-	{
-		.cmd	= OPTINC_CMD_SWITCH_DEL,
-		.doit	= nl_switch_del_doit,
-		.flags	= GENL_ADMIN_PERM,
-	},
-	{
-		.cmd	= OPTINC_CMD_SWITCH_GET,
-		.doit	= nl_switch_get_doit,
-		.dumpit	= nl_switch_get_dumpit,
-	},
-	{
-		.cmd	= OPTINC_CMD_PORT_ADD,
-		.doit	= nl_port_add_doit,
-		.flags	= GENL_ADMIN_PERM,
-	},
-	{
-		.cmd	= OPTINC_CMD_PORT_DEL,
-		.doit	= nl_port_del_doit,
-		.flags	= GENL_ADMIN_PERM,
-	},
-	{
-		.cmd	= OPTINC_CMD_JOB_SET,
-		.doit	= nl_job_set_doit,
-		.flags	= GENL_ADMIN_PERM,
-	},
-	{
-		.cmd	= OPTINC_CMD_JOB_DEL,
-		.doit	= nl_job_del_doit,
-		.flags	= GENL_ADMIN_PERM,
-	},
-	{
-		.cmd	= OPTINC_CMD_JOB_GET,
-		.doit	= nl_job_get_doit,
-		.dumpit	= nl_job_get_dumpit,
-	},
-	{
-		.cmd	= OPTINC_CMD_TABLE_LOAD,
-		.doit	= nl_table_load_doit,
-		.flags	= GENL_ADMIN_PERM,
-	},
-	{
-		.cmd	= OPTINC_CMD_STATS_GET,
-		.dumpit	= nl_stats_get_dumpit,
-	},
-	{
-		.cmd	= OPTINC_CMD_SWITCH_SET,
-		.doit	= nl_switch_set_doit,
-		.flags	= GENL_ADMIN_PERM,
-	},
-};
-
 static struct genl_family optinc_nl_family __ro_after_init = {
 	.name		= OPTINC_GENL_NAME,
 	.version	= OPTINC_GENL_VERSION,
-	.maxattr	= OPTINC_A_MAX,
-	.policy		= optinc_nl_policy,
 	.netnsok	= true,
 	.module		= THIS_MODULE,
-	.small_ops	= optinc_nl_ops,
-	.n_small_ops	= ARRAY_SIZE(optinc_nl_ops),
+	.ops		= optinc_nl_ops,
+	.n_ops		= ARRAY_SIZE(optinc_nl_ops),
 	.resv_start_op	= OPTINC_CMD_STATS_GET + 1,
 };
 
 /* Register the family. Return: 0 or a negative errno. */
 int optinc_nl_init(void)
 {
+	/* the spec's limits are the core's */
+	BUILD_BUG_ON(OPTINC_NL_MAX_MEMBERS != OPTINC_MAX_MEMBERS);
+	BUILD_BUG_ON(OPTINC_NL_TABLE_MIN != OPTINC_TABLE_HDR_LEN);
+	BUILD_BUG_ON(OPTINC_NL_RATE_BURST_MAX != OPTINC_RL_BURST_MAX);
 	return genl_register_family(&optinc_nl_family);
 }
 

@@ -33,6 +33,7 @@ ALL_TARGETS += $(UNIT_BINS)
 # the runner's own test first: a runner that miscounts makes the rest moot
 TEST_PROGS += selftests/runner/runner_test.sh $(UNIT_BINS)
 
+-include selftests/netlink/build.mk
 -include selftests/lib/build.mk
 -include selftests/net/build.mk
 -include selftests/fuzz/build.mk

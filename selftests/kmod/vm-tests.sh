@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The tests of optinc.ko, run inside the VM by /init (busybox sh): load and
-# unload, netlink commands (bad attributes, unprivileged), a switch with 4
-# servers in network namespaces (L2, ARP, allreduce exact/16-bit/onn,
-# liboptinc), malformed frames, port security (the L2 hijack of issue 16
-# replayed, a second job under a flood), the rate limit (a bad-token
-# flood from one port during a job), unload under traffic, netlink
-# fuzzing, leaks. TAP output.
+# unload, netlink commands (bad attributes, unprivileged; every command
+# against the spec: nlpolicy), a switch with 4 servers in network
+# namespaces (L2, ARP, allreduce exact/16-bit/onn, liboptinc), malformed
+# frames, port security (the L2 hijack of issue 16 replayed, a second job
+# under a flood), the rate limit (a bad-token flood from one port during a
+# job), unload under traffic, netlink fuzzing, leaks. TAP output.
 N=4
 SWIP=10.77.0.254
 CTL=optincctl
@@ -143,11 +143,38 @@ t_netlink() {
 	refuse "onn job whose table has another N" "another number of members" \
 		ctl job set sw0 id 9 size 4 table $TMP/t8.tbl
 	refuse "job del of a missing job" "no job of this id" ctl job del sw0 id 77
+	refuse "job del with a size: job-del does not take it (extack)" \
+		"job-del does not take job-size" ctl job del sw0 id 77 size 4
+	check "switch sw9 (for show's filter)" ctl switch add sw9 addr 10.77.9.254
+	k=$(ctl show sw0 | grep -c '^switch ')
+	[ "$k" = 1 ] && ok "show sw0: only sw0 of 2 switches (a switch-get dump filtered by switch-name)" ||
+		nok "show sw0: $k switches"
+	ctl switch del sw9
 	refuse "unprivileged switch add: EPERM" "Operation not permitted" \
 		nocap $CTL kmod switch add x0 addr 10.1.1.1
 	refuse "unprivileged job set: EPERM" "Operation not permitted" \
 		nocap $CTL kmod job set sw0 id 1 size 4
 	check "unprivileged show works" nocap $CTL kmod show
+}
+
+# The loaded module against its spec (nlpolicy.c): the policy dump of each
+# command, every command with its own attributes, and each attribute it
+# does not take refused with its extack message. run-vm copies the spec's
+# policies (scripts/nlspec policy) to /tests/nlspec.policy.
+t_policy() {
+	command -v nlpolicy >/dev/null || { nok "nlpolicy was not built (run-vm's log)"; return; }
+	ip link add npa type veth peer name npb || { nok "a veth for nlpolicy"; return; }
+	nlpolicy /tests/nlspec.policy npa >$TMP/nlpolicy 2>&1
+	rc=$?
+	grep -E '^(ok|fail) ' $TMP/nlpolicy >$TMP/nlpolicy.v
+	while read -r v d; do
+		if [ "$v" = ok ]; then ok "netlink spec: $d"; else nok "netlink spec: $d"; fi
+	done <$TMP/nlpolicy.v
+	grep -vE '^(ok|fail) ' $TMP/nlpolicy | sed 's/^/# /'
+	[ $rc = 0 ] && [ -s $TMP/nlpolicy.v ] &&
+		ok "netlink spec: nlpolicy ran $(wc -l <$TMP/nlpolicy.v) checks, all passed" ||
+		nok "netlink spec: nlpolicy exited with status $rc"
+	ip link del npa
 }
 
 t_l2() {
@@ -770,6 +797,7 @@ if [ -n "${optinc_only:-}" ]; then
 	exit
 fi
 t_netlink
+t_policy
 t_l2
 t_exact
 t_onn

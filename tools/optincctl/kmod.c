@@ -345,7 +345,7 @@ static void km_print_port(const char *sw, struct nlattr *nest)
 	km_parse_stats(tb[OPTINC_PORT_A_STATS], &st);
 	optincctl_print_open(NULL, false);
 	optincctl_print_str("switch", "%s", sw);
-	optincctl_print_u64("port", " port %" PRIu64,
+	optincctl_print_u64("ifindex", " port %" PRIu64,
 			    nla_get_u32(tb[OPTINC_PORT_A_IFINDEX]));
 	optincctl_print_str("name", ": %s\n", nla_get_string(tb[OPTINC_PORT_A_IFNAME]));
 	optincctl_print_u64("rx_pkts", "    RX: packets %" PRIu64, c[OPTINC_STATS_A_RX_FRAMES]);
