@@ -26,6 +26,7 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 # Each part adds its outputs to these lists in its build.mk.
 BINS	:=	# installed programs (in $(O)/bin)
 LIBS	:=	# installed libraries
+PLUGINS	:=	# installed in $(LIBDIR)/optinc/, loaded by liboptinc when asked for
 PCFILE	:=	# optinc.pc, made by lib/build.mk
 TEST_PROGS :=	# test executables and scripts run by `make check`
 ALL_TARGETS :=
@@ -58,15 +59,16 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)O=$(O) selftests/run-tests $(TEST_PROGS)
 
-# Programs in $(BINS), libraries in $(LIBS) (symlinks kept), the public
-# header and the pkg-config file $(PCFILE); python/build.mk adds the
-# Python package.
+# Programs in $(BINS), libraries in $(LIBS) (symlinks kept), liboptinc's
+# plugins in $(LIBDIR)/optinc/, the public header and the pkg-config file
+# $(PCFILE); python/build.mk adds the Python package.
 install: all
 	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/optinc \
-		$(DESTDIR)$(LIBDIR)/pkgconfig
+		$(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/optinc
 	$(Q)install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	$(Q)install -m 0644 lib/include/optinc/optinc.h $(DESTDIR)$(PREFIX)/include/optinc/
 	$(Q)cp -P $(LIBS) $(DESTDIR)$(LIBDIR)/
+	$(Q)install -m 0755 $(PLUGINS) $(DESTDIR)$(LIBDIR)/optinc/
 	$(Q)install -m 0644 $(PCFILE) $(DESTDIR)$(LIBDIR)/pkgconfig/
 
 clean:

@@ -64,8 +64,9 @@ KMOD_CTL_OBJS := $(KMOD_T)/octl.o $(O)/tools/optincctl/kmod.o \
 KMOD_VM_PROGS := $(KMOD_T)/optincctl-kmod $(KMOD_T)/kmod_rank \
 		 $(KMOD_T)/kmod_table $(KMOD_T)/nocap $(KMOD_T)/nlfuzz \
 		 $(KMOD_T)/ps_inject
-# liboptinc's allreduce test rank, statically linked (kmod-vm-lib)
-KMOD_LIB_STATIC = $(shell pkg-config --static --libs libxdp libbpf 2>/dev/null)
+# liboptinc's allreduce test rank, statically linked (kmod-vm-lib); the
+# afxdp transport is a plugin, so liboptinc.a needs nothing more
+KMOD_LIB_STATIC = -lpthread
 
 $(O)/tools/optincctl/kmod.o $(KMOD_T)/octl.o: EXTRA_CFLAGS += $(NL_CFLAGS) \
 	-Itools/optincctl

@@ -116,17 +116,17 @@ static int ring_parse_peers(struct optinc_ring *r, const char *peers,
 
 		if (i == r->size)
 			return ring_fail(err, errlen, OPTINC_ERR_INVALID,
-					 "ring: more than %d peers in \"%s\"",
+					 "ring: OPTINC_PEERS (or opts.peers): more than %d peers in \"%s\"",
 					 r->size, peers);
 		if (n == 0 || n >= sizeof(ip))
 			return ring_fail(err, errlen, OPTINC_ERR_INVALID,
-					 "ring: peer %d: bad address in \"%s\"",
+					 "ring: OPTINC_PEERS (or opts.peers): peer %d: bad address in \"%s\"",
 					 i, peers);
 		memcpy(ip, p, n);
 		ip[n] = '\0';
 		if (inet_pton(AF_INET, ip, &r->addr[i]) != 1)
 			return ring_fail(err, errlen, OPTINC_ERR_INVALID,
-					 "ring: peer %d: \"%s\" is not an IPv4 address",
+					 "ring: OPTINC_PEERS (or opts.peers): peer %d: \"%s\" is not an IPv4 address",
 					 i, ip);
 		i++;
 		if (!p[n])
@@ -355,7 +355,7 @@ static int ring_alloc(struct optinc_ring **ring, int rank, int size,
 				 rank, size);
 	if (port_base == 0 || port_base + size - 1 > 65535)
 		return ring_fail(err, errlen, OPTINC_ERR_INVALID,
-				 "ring: TCP ports %u..%u are out of range",
+				 "ring: TCP ports %u..%u (OPTINC_RING_PORT or opts.ring_port, + rank) are out of range",
 				 port_base, port_base + size - 1);
 	r = calloc(1, sizeof(*r) + size * sizeof(r->addr[0]));
 	if (r)

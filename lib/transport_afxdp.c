@@ -4,7 +4,10 @@
  * UDP by the core) and sent through an AF_XDP socket in copy mode; the
  * switch's answers come back through the same socket, steered to it by the
  * XDP program of bpf/ (`optincctl xdp attach DEV`). A UDP socket holds the
- * local port, so that no other socket on this host gets it.
+ * local port, so that no other socket on this host gets it. Built as its
+ * own shared object, liboptinc-afxdp.so (afxdp_plugin.c), which liboptinc
+ * loads only for a communicator that asks for afxdp: libxdp and libbpf are
+ * needed by this file alone.
  */
 #include <errno.h>
 #include <poll.h>
@@ -663,25 +666,6 @@ static void afx_close(struct optinc_xport *xp)
 	free(a);
 }
 
-/* Queue from OPTINC_XDP_QUEUE: where the NIC puts the switch's frames. */
-static int afx_queue(struct optinc_comm *c, struct afx_xport *a)
-{
-	const char *s = getenv("OPTINC_XDP_QUEUE");
-	char *end;
-	unsigned long q;
-
-	if (!s)
-		return 0;
-	errno = 0;
-	q = strtoul(s, &end, 10);
-	if (!*s || *end || errno || q >= OPTINC_BPF_MAX_QUEUES)
-		return optinc_seterr(c, OPTINC_ERR_INVALID,
-				     "OPTINC_XDP_QUEUE=%.16s: a receive queue number below %u",
-				     s, OPTINC_BPF_MAX_QUEUES);
-	a->queue = q;
-	return 0;
-}
-
 static int afx_open(struct optinc_comm *c, struct optinc_xport **xp)
 {
 	struct afx_xport *a;
@@ -694,7 +678,8 @@ static int afx_open(struct optinc_comm *c, struct optinc_xport **xp)
 	a->xp.ops = &optinc_afxdp_ops;
 	a->udp_fd = -1;
 	a->maps.cfg = a->maps.jobs = a->maps.xsks = a->maps.ctrs = -1;
-	err = afx_queue(c, a) ?: afx_port(c, a) ?: afx_route(c, a, &hop) ?:
+	a->queue = c->cfg.xdp_queue;	/* OPTINC_XDP_QUEUE, checked by env.c */
+	err = afx_port(c, a) ?: afx_route(c, a, &hop) ?:
 	      afx_local_mac(c, a) ?: afx_maps(c, a) ?: afx_resolve(c, a, hop) ?:
 	      afx_umem(c, a) ?: afx_socket(c, a) ?: afx_register(c, a);
 	if (err) {
