@@ -28,7 +28,7 @@ static char xt_plugin[PATH_MAX];
 static const char *xt_plugin_path(void)
 {
 	const char *s = getenv("OPTINC_AFXDP_PLUGIN");
-	char exe[PATH_MAX];
+	char exe[PATH_MAX - 64];
 	ssize_t n;
 
 	if (s)
