@@ -53,7 +53,7 @@ static int comm_setup(struct optinc_comm *c)
 {
 	if (c->cfg.block > c->sw_max_elems)
 		return optinc_seterr(c, OPTINC_ERR_INVALID,
-				     "block %u is larger than the %u elements the switch %s holds per frame",
+				     "block %u is larger than the %u elements the switch %s holds per frame (opts.block, OPTINC_BLOCK)",
 				     c->cfg.block, c->sw_max_elems,
 				     c->cfg.sw_str);
 	c->window = OPTINC_MIN(c->cfg.window, c->sw_window);

@@ -350,45 +350,25 @@ static int env_nonfinite(struct optinc_comm *c, const struct optinc_opts *o)
 }
 
 /*
- * opts.peers or OPTINC_PEERS: one IPv4 address per rank, rank 0 first.
- * Checked here, where the message can name where it came from; the ring
- * parses it again when it connects. Return: 0 (also when not set).
+ * opts.peers or OPTINC_PEERS (one IPv4 address per rank, rank 0 first),
+ * checked here by the ring's parser, where the message can name where it
+ * came from. Return: 0 (also when not set), else an error.
  */
 static int env_peers(struct optinc_comm *c, const struct optinc_opts *o)
 {
-	const char *s = o->peers, *from = "opts.peers", *p;
-	char ip[INET_ADDRSTRLEN];
-	struct in_addr a;
-	int n = 0;
-	size_t len;
+	const char *s = o->peers, *from = "opts.peers";
+	int err;
 
 	if (!s && (s = getenv("OPTINC_PEERS")))
 		from = "OPTINC_PEERS";
 	c->cfg.peers = s;
 	if (!s)
 		return 0;
-	for (p = s;; p += len + 1) {
-		len = strcspn(p, ",");
-		if (!len || len >= sizeof(ip))
-			return optinc_seterr(c, OPTINC_ERR_INVALID,
-					     "%s=%.64s: address %d is empty or too long (ip0,ip1,... one per rank)",
-					     from, s, n);
-		memcpy(ip, p, len);
-		ip[len] = '\0';
-		if (inet_pton(AF_INET, ip, &a) != 1)
-			return optinc_seterr(c, OPTINC_ERR_INVALID,
-					     "%s: address %d, \"%s\", is not an IPv4 address",
-					     from, n, ip);
-		n++;
-		if (!p[len])
-			break;
-	}
-	if (n != c->cfg.size)
-		return optinc_seterr(c, OPTINC_ERR_INVALID,
-				     "%s=%.64s: %d peer addresses for %d ranks: one per rank, rank 0 first",
-				     from, s, n, c->cfg.size);
-	optinc_log(OPTINC_LOG_DEBUG, "setting %s=%s", from, s);
-	return 0;
+	err = optinc_ring_peers(s, from, c->cfg.size, NULL, c->errmsg,
+				sizeof(c->errmsg));
+	if (!err)
+		optinc_log(OPTINC_LOG_DEBUG, "setting %s=%s", from, s);
+	return err;
 }
 
 /* The ring's TCP ports: rank r listens on ring_port + r, all below 65536. */
@@ -421,17 +401,26 @@ static int env_ring(struct optinc_comm *c, const struct optinc_opts *o)
 /*
  * Failover to the ring when the switch is gone (comm.c, allreduce.c):
  * possible when the peers are known; OPTINC_FAILOVER_MS=0 turns it off.
+ * Peers that could not make a ring turn it off too, saying why: calls
+ * through the switch do not need them (a testbed's OPTINC_PEERS may list
+ * more servers than a job has ranks).
  */
 static int env_failover(struct optinc_comm *c, const struct optinc_opts *o)
 {
 	int err;
 
-	err = env_peers(c, o) ?:
-	      env_var(c, &env_failover_ms, &c->cfg.failover_ms) ?:
+	err = env_var(c, &env_failover_ms, &c->cfg.failover_ms) ?:
 	      env_var(c, &env_failback_calls, &c->cfg.failback_calls);
-	if (err || !c->cfg.peers || !c->cfg.failover_ms)
+	if (err || !c->cfg.failover_ms)
 		return err;
-	return env_ring_port_of(c, o);
+	if (env_peers(c, o)) {
+		optinc_log(OPTINC_LOG_WARN, "rank %d: %s; failover to the ring is off",
+			   c->cfg.rank, c->errmsg);
+		c->errmsg[0] = '\0';
+		c->cfg.peers = NULL;
+		return 0;
+	}
+	return c->cfg.peers ? env_ring_port_of(c, o) : 0;
 }
 
 /* afxdp only: its plugin's path (transport.c) and its receive queue. */

@@ -253,7 +253,7 @@ static int afx_port(struct optinc_comm *c, struct afx_xport *a)
 	a->udp_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (a->udp_fd < 0)
 		goto out_err;
-	what = "bind";
+	what = "bind (opts.bind_addr, OPTINC_BIND)";
 	if (bind(a->udp_fd, (struct sockaddr *)&c->cfg.bind, sizeof(c->cfg.bind)))
 		goto out_err;
 	what = "connect";
@@ -303,7 +303,7 @@ static int afx_maps(struct optinc_comm *c, struct afx_xport *a)
 				     a->ifname);
 	if (cfg.port != ntohs(a->sw.port))
 		return optinc_seterr(c, OPTINC_ERR_UNSUPPORTED,
-				     "afxdp: the XDP program on %s watches UDP port %u, switch %s is on another port",
+				     "afxdp: the XDP program on %s watches UDP port %u, switch %s (opts.switch_addr, OPTINC_SWITCH) is on another port",
 				     a->ifname, cfg.port, c->cfg.sw_str);
 	a->tos = cfg.dscp == OPTINC_BPF_KEEP ? 0 : cfg.dscp << 2;
 	return 0;
@@ -386,7 +386,7 @@ static int afx_socket(struct optinc_comm *c, struct afx_xport *a)
 	}
 	if (err)
 		return optinc_seterr(c, OPTINC_ERR_UNSUPPORTED,
-				     "afxdp: AF_XDP socket on %s queue %u: %s%s",
+				     "afxdp: AF_XDP socket on %s queue %u (OPTINC_XDP_QUEUE): %s%s",
 				     a->ifname, a->queue, strerror(-err),
 				     err == -EBUSY ? " (another AF_XDP socket holds the queue)" : "");
 	if (!a->sg && c->cfg.mtu + 14 > AFX_RX_ROOM)
@@ -506,7 +506,7 @@ static int afx_send(struct optinc_comm *c, struct optinc_xport *xp,
 	for (i = 0; i < n; i++) {
 		if (p[i].len > c->cfg.mtu - OPTINC_IP_UDP_LEN)
 			return optinc_seterr(c, OPTINC_ERR_INVALID,
-					     "afxdp: a %u-byte message does not fit MTU %u",
+					     "afxdp: a %u-byte message does not fit MTU %u (opts.mtu, OPTINC_MTU)",
 					     p[i].len, c->cfg.mtu);
 		if (!afx_put(a, &p[i]))
 			continue;

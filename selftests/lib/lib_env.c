@@ -283,14 +283,13 @@ static void test_peers(void)
 			  "OPTINC_PEERS: address 1, \"10.0.0.256\", is not an IPv4 address") &&
 	       fails_with(ENV("OPTINC_PEERS=10.0.0.1,,10.0.0.2"), &ring,
 			  "OPTINC_PEERS=10.0.0.1,,10.0.0.2: address 1 is empty") &&
-	       fails_with(ENV("OPTINC_PEERS=10.0.0.1"), &sw,
-			  "OPTINC_PEERS=10.0.0.1: 1 peer addresses for 2 ranks") &&
+	       RESOLVES_TO(ENV("OPTINC_PEERS=10.0.0.1"), &sw, peers, NULL) &&
 	       fails_with(ENV("OPTINC_PEERS=10.0.0.1,10.0.0.2",
 			      "OPTINC_RING_PORT=65535"), &ring,
 			  "OPTINC_RING_PORT=65535: ranks 0..1 would listen on TCP ports up to 65536") &&
 	       RESOLVES_TO(ENV("OPTINC_PEERS=10.0.0.1,10.0.0.2",
 			       "OPTINC_RING_PORT=65534"), &sw, ring_port, 65534),
-	       "peers (ring, failover) and ring ports checked at create, each error naming OPTINC_PEERS, opts.peers or OPTINC_RING_PORT");
+	       "peers and ring ports checked at create, each error naming OPTINC_PEERS, opts.peers or OPTINC_RING_PORT; with the switch, peers that make no ring only turn failover off");
 }
 
 /* Resolve with stderr in a file; Return: what the library wrote there. */
