@@ -23,7 +23,7 @@
  * listed in optinc.h and Documentation/library.md.
  */
 struct env_spec {
-	const char *opt;		/* field of struct optinc_opts, or NULL */
+	const char *opt;	/* field of struct optinc_opts, or NULL */
 	const char *const *env;		/* variables, first set wins */
 	unsigned long min, max, def;
 	int base;

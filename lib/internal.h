@@ -80,12 +80,12 @@ struct optinc_cfg {
 	unsigned int block;
 	int algo;			/* enum optinc_algo */
 	int nonfinite;			/* enum optinc_nonfinite */
-	const char *peers;		/* ring, failover: during create only */
+	const char *peers;		/* ring, failover: create only */
 	unsigned int ring_port;		/* ring: rank r listens on this + r */
-	unsigned int failover_ms;	/* OPTINC_FAILOVER_MS; 0: no failover */
+	unsigned int failover_ms;	/* OPTINC_FAILOVER_MS; 0: off */
 	unsigned int failback_calls;	/* OPTINC_FAILBACK_CALLS */
 	unsigned int xdp_queue;		/* afxdp: OPTINC_XDP_QUEUE */
-	const char *afxdp_plugin;	/* afxdp: OPTINC_AFXDP_PLUGIN or NULL */
+	const char *afxdp_plugin;	/* OPTINC_AFXDP_PLUGIN or NULL */
 	const struct optinc_xport_ops *xops;
 };
 

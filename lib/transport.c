@@ -160,7 +160,8 @@ static int xport_load_afxdp(struct optinc_comm *c)
 	}
 	return optinc_seterr(c, OPTINC_ERR_UNSUPPORTED,
 			     "transport afxdp: plugin %s not found (tried %s): install it (make install puts it in %s) or set OPTINC_AFXDP_PLUGIN to its path",
-			     OPTINC_AFXDP_PLUGIN_FILE, tried, OPTINC_PLUGIN_DIR);
+			     OPTINC_AFXDP_PLUGIN_FILE, tried,
+			     OPTINC_PLUGIN_DIR);
 }
 
 /**

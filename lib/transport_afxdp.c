@@ -678,7 +678,7 @@ static int afx_open(struct optinc_comm *c, struct optinc_xport **xp)
 	a->xp.ops = &optinc_afxdp_ops;
 	a->udp_fd = -1;
 	a->maps.cfg = a->maps.jobs = a->maps.xsks = a->maps.ctrs = -1;
-	a->queue = c->cfg.xdp_queue;	/* OPTINC_XDP_QUEUE, checked by env.c */
+	a->queue = c->cfg.xdp_queue;	/* OPTINC_XDP_QUEUE (env.c) */
 	err = afx_port(c, a) ?: afx_route(c, a, &hop) ?:
 	      afx_local_mac(c, a) ?: afx_maps(c, a) ?: afx_resolve(c, a, hop) ?:
 	      afx_umem(c, a) ?: afx_socket(c, a) ?: afx_register(c, a);
