@@ -29,6 +29,7 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 # Each part adds its outputs to these lists in its build.mk.
 BINS	:=	# installed programs (in $(O)/bin)
 LIBS	:=	# installed libraries
+PLUGINS	:=	# installed in $(LIBDIR)/optinc/, loaded by liboptinc when asked for
 PCFILE	:=	# optinc.pc, made by lib/build.mk
 TEST_PROGS :=	# test executables and scripts run by `make check`
 ALL_TARGETS :=
@@ -62,7 +63,8 @@ check: deps
 	$(Q)O=$(O) selftests/run-tests $(TEST_PROGS)
 
 # Programs in $(BINS) and the testbed tool (it runs the optincd beside it),
-# libraries in $(LIBS) (symlinks kept), the public header, the pkg-config
+# libraries in $(LIBS) (symlinks kept), liboptinc's plugins in
+# $(LIBDIR)/optinc/, the public header, the pkg-config
 # file $(PCFILE), and the shipped models/ (truth tables, ONN models) in
 # $(OPTINC_DATADIR), where optincd looks for a table= given by file name;
 # python/build.mk adds the Python package, kmod/build.mk the module (with
@@ -72,10 +74,12 @@ TESTBED_TOOL := tools/testbed/optinc-testbed
 
 install: all
 	$(Q)install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/optinc \
-		$(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(OPTINC_DATADIR)
+		$(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/optinc \
+		$(DESTDIR)$(OPTINC_DATADIR)
 	$(Q)install -m 0755 $(BINS) $(TESTBED_TOOL) $(DESTDIR)$(PREFIX)/bin/
 	$(Q)install -m 0644 lib/include/optinc/optinc.h $(DESTDIR)$(PREFIX)/include/optinc/
 	$(Q)cp -P $(LIBS) $(DESTDIR)$(LIBDIR)/
+	$(Q)install -m 0755 $(PLUGINS) $(DESTDIR)$(LIBDIR)/optinc/
 	$(Q)install -m 0644 $(PCFILE) $(DESTDIR)$(LIBDIR)/pkgconfig/
 	$(Q)install -m 0644 $(INSTALL_MODELS) $(DESTDIR)$(OPTINC_DATADIR)/
 

@@ -94,14 +94,17 @@ NL_STATIC_LIBS = $(shell pkg-config --static --libs libnl-genl-3.0 2>/dev/null |
 KMOD_VM_PROGS := $(KMOD_T)/optincctl $(KMOD_T)/kmod_rank \
 		 $(KMOD_T)/kmod_table $(KMOD_T)/nocap $(KMOD_T)/nlfuzz \
 		 $(KMOD_T)/nlpolicy $(KMOD_T)/ps_inject $(KMOD_T)/nlspec.policy
-# liboptinc's allreduce test rank, statically linked (kmod-vm-lib)
-KMOD_LIB_STATIC = $(shell pkg-config --static --libs libxdp libbpf 2>/dev/null)
+# liboptinc's allreduce test rank, statically linked (kmod-vm-lib); the
+# afxdp transport is a plugin, so liboptinc.a needs nothing more
+KMOD_LIB_STATIC = -lpthread
+# optincctl's xdp object links the XDP loader (libxdp, libbpf)
+KMOD_CTL_STATIC = $(shell pkg-config --static --libs libxdp libbpf 2>/dev/null)
 
 # the optincctl that ships, linked statically
 $(KMOD_T)/optincctl: $(OPTINCCTL_OBJS) $(OPTINCCTL_LIBS)
 	$(call msg,LD,$@)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) -static -o $@ $^ $(NL_STATIC_LIBS) -ljson-c $(KMOD_LIB_STATIC)
+	$(Q)$(CC) -static -o $@ $^ $(NL_STATIC_LIBS) -ljson-c $(KMOD_CTL_STATIC)
 
 $(KMOD_T)/kmod_rank $(KMOD_T)/kmod_table $(KMOD_T)/nocap $(KMOD_T)/nlfuzz \
 $(KMOD_T)/nlpolicy: %: %.o $(CORE_LIB)

@@ -159,8 +159,9 @@ static int ar_fallback(struct optinc_comm *c, const struct optinc_call *k)
 	__u32 behind = 0;
 
 	snprintf(why, sizeof(why), "%s", c->errmsg);
-	fprintf(stderr, "optinc: rank %d: %s; call %llu goes through the ring (%s)\n",
-		c->cfg.rank, why, (unsigned long long)fo->calls, fo->peers);
+	optinc_log(OPTINC_LOG_WARN,
+		   "rank %d: %s; call %llu goes through the ring (%s)",
+		   c->cfg.rank, why, (unsigned long long)fo->calls, fo->peers);
 	fo->on_ring = 1;
 	fo->fallbacks++;
 	if (!c->ring)
@@ -172,10 +173,10 @@ static int ar_fallback(struct optinc_comm *c, const struct optinc_call *k)
 	fo->base = behind;
 	if (err || helper < 0)
 		return err ?: optinc_ar_ring(c, k, 1);
-	fprintf(stderr, "optinc: rank %d: call %u had completed on rank %d; %s\n",
-		c->cfg.rank, behind, helper, fo->calls != behind ?
-		"handing its result to the ranks behind" :
-		"taking its result from there");
+	optinc_log(OPTINC_LOG_WARN, "rank %d: call %u had completed on rank %d; %s",
+		   c->cfg.rank, behind, helper, fo->calls != behind ?
+		   "handing its result to the ranks behind" :
+		   "taking its result from there");
 	if (fo->calls != behind)
 		return ar_hand_over(c, helper, fo->last, NULL,
 				    fo->last_bytes) ?:
@@ -202,13 +203,15 @@ static int ar_failback(struct optinc_comm *c)
 		return 0;
 	ok = !optinc_failover_join(c);
 	if (!ok)
-		fprintf(stderr, "optinc: rank %d: switch still unusable (%s); staying on the ring\n",
-			c->cfg.rank, c->errmsg);
+		optinc_log(OPTINC_LOG_WARN,
+			   "rank %d: switch still unusable (%s); staying on the ring",
+			   c->cfg.rank, c->errmsg);
 	err = ar_ring_i32(c, &ok, &ok, 1);
 	if (err || ok != (__u32)c->cfg.size)
 		return err;
-	fprintf(stderr, "optinc: rank %d: switch %s is back; calls go through it again\n",
-		c->cfg.rank, c->cfg.sw_str);
+	optinc_log(OPTINC_LOG_WARN,
+		   "rank %d: switch %s is back; calls go through it again",
+		   c->cfg.rank, c->cfg.sw_str);
 	fo->on_ring = 0;
 	fo->failbacks++;
 	c->seq = 0;

@@ -37,9 +37,9 @@ static int comm_open(struct optinc_comm *c)
 				     "comm_create: no memory for receive buffers");
 	err = c->cfg.xops->open(c, &c->xp);
 	if (err == OPTINC_ERR_UNSUPPORTED && c->cfg.xops != &optinc_udp_ops) {
-		/* the contract: say why, then carry on over UDP */
-		fprintf(stderr, "optinc: %s; using the udp transport\n",
-			c->errmsg);
+		/* say why, then carry on over UDP (Documentation/xdp.md) */
+		optinc_log(OPTINC_LOG_WARN, "%s; using the udp transport",
+			   c->errmsg);
 		c->cfg.xops = &optinc_udp_ops;
 		err = c->cfg.xops->open(c, &c->xp);
 	}
@@ -53,7 +53,7 @@ static int comm_setup(struct optinc_comm *c)
 {
 	if (c->cfg.block > c->sw_max_elems)
 		return optinc_seterr(c, OPTINC_ERR_INVALID,
-				     "block %u is larger than the %u elements the switch %s holds per frame",
+				     "block %u is larger than the %u elements the switch %s holds per frame (opts.block, OPTINC_BLOCK)",
 				     c->cfg.block, c->sw_max_elems,
 				     c->cfg.sw_str);
 	c->window = OPTINC_MIN(c->cfg.window, c->sw_window);
@@ -92,60 +92,30 @@ static int comm_nonce(struct optinc_comm *c)
 	return -1;
 }
 
-static int comm_env_num(struct optinc_comm *c, const char *name,
-			unsigned long max, unsigned int *v)
-{
-	const char *s = getenv(name);
-	unsigned long n;
-	char *end;
-
-	if (!s)
-		return 0;
-	errno = 0;
-	n = strtoul(s, &end, 10);
-	if (!*s || *s == '-' || *end || errno || n > max)
-		return optinc_seterr(c, OPTINC_ERR_INVALID,
-				     "%s=%.32s: must be a number in [0, %lu]",
-				     name, s, max);
-	*v = n;
-	return 0;
-}
-
 /*
- * Failover to the ring: OPTINC_FAILOVER_MS (0 turns it off),
- * OPTINC_FAILBACK_CALLS, and the peers and ring port as for algo ring.
- * Without peers there is nothing to fall back to: calls fail as before.
+ * Failover to the ring (env.c resolved OPTINC_FAILOVER_MS, 0 turns it off,
+ * OPTINC_FAILBACK_CALLS, the peers and the ring port). Without peers
+ * there is nothing to fall back to: calls fail as before.
  */
-static int comm_failover_cfg(struct optinc_comm *c,
-			     const struct optinc_opts *o)
+static int comm_failover_cfg(struct optinc_comm *c)
 {
-	int has = o && o->sz >= offsetof(struct optinc_opts, ring_port) +
-			       sizeof(o->ring_port);
-	const char *peers = has && o->peers ? o->peers : getenv("OPTINC_PEERS");
 	struct optinc_failover *fo = &c->fo;
-	int err;
 
-	fo->ms = OPTINC_FAILOVER_MS;
-	fo->retry_calls = OPTINC_FAILBACK_CALLS;
-	fo->ring_port = has && o->ring_port ? o->ring_port : OPTINC_RING_PORT;
-	err = comm_env_num(c, "OPTINC_FAILOVER_MS", 3600000, &fo->ms) ?:
-	      comm_env_num(c, "OPTINC_FAILBACK_CALLS", 1000000000,
-			   &fo->retry_calls);
-	if (!err && !(has && o->ring_port))
-		err = comm_env_num(c, "OPTINC_RING_PORT", 65535, &fo->ring_port);
-	if (err)
-		return err;
-	if (!peers || !fo->ms || !fo->ring_port) {
+	fo->ms = c->cfg.failover_ms;
+	fo->retry_calls = c->cfg.failback_calls;
+	fo->ring_port = c->cfg.ring_port;
+	if (!c->cfg.peers || !fo->ms) {
 		fo->ms = 0;
 		return 0;
 	}
 	if (comm_nonce(c)) {
-		fprintf(stderr, "optinc: rank %d: no JOIN_ACK left to probe switch %s with; failover to the ring is off\n",
-			c->cfg.rank, c->cfg.sw_str);
+		optinc_log(OPTINC_LOG_WARN,
+			   "rank %d: no JOIN_ACK left to probe switch %s with; failover to the ring is off",
+			   c->cfg.rank, c->cfg.sw_str);
 		fo->ms = 0;
 		return 0;
 	}
-	fo->peers = strdup(peers);
+	fo->peers = strdup(c->cfg.peers);
 	if (!fo->peers)
 		return optinc_seterr(c, OPTINC_ERR_NOMEM,
 				     "comm_create: no memory for the peers");
@@ -203,7 +173,7 @@ int optinc_comm_create(const struct optinc_opts *opts,
 				       sizeof(c->errmsg));
 	else if (!err)
 		err = comm_open(c) ?: optinc_join(c) ?:
-		      comm_failover_cfg(c, opts) ?: comm_setup(c);
+		      comm_failover_cfg(c) ?: comm_setup(c);
 	c->cfg.peers = NULL;
 	err = err ?: optinc_queue_init(c);
 	if (err) {
@@ -211,6 +181,16 @@ int optinc_comm_create(const struct optinc_opts *opts,
 		comm_free(c);
 		return err;
 	}
+	if (c->ring)
+		optinc_log(OPTINC_LOG_INFO,
+			   "rank %d of %d: ring connected (TCP ports from %u)",
+			   c->cfg.rank, c->cfg.size, c->cfg.ring_port);
+	else
+		optinc_log(OPTINC_LOG_INFO,
+			   "rank %d of %d: joined switch %s job %u over %s (window %u, %u elements a frame, failover %s)",
+			   c->cfg.rank, c->cfg.size, c->cfg.sw_str, c->cfg.job,
+			   c->xp->ops->name, c->window, c->sw_max_elems,
+			   c->fo.ms ? "on" : "off");
 	*comm = c;
 	return 0;
 }

@@ -12,11 +12,18 @@
 
 #include "transport.h"
 #include "ring.h"
+#include "../bpf/optinc_bpf.h"	/* OPTINC_BPF_MAX_QUEUES */
 
 #define ENV_NONE	(~0UL)	/* no default: must be given */
 
+/*
+ * The numeric settings: an option (a field of struct optinc_opts) and its
+ * variables, or variables alone (opt NULL), with their range and default.
+ * Every variable the library reads is in this file, and every one is
+ * listed in optinc.h and Documentation/library.md.
+ */
 struct env_spec {
-	const char *opt;		/* field of struct optinc_opts */
+	const char *opt;	/* field of struct optinc_opts, or NULL */
 	const char *const *env;		/* variables, first set wins */
 	unsigned long min, max, def;
 	int base;
@@ -76,6 +83,13 @@ static const struct env_spec env_mtu = { "mtu", ENVS("OPTINC_MTU"),
 	128, 65535, 9000, 10 };
 static const struct env_spec env_block = { "block", ENVS("OPTINC_BLOCK"),
 	1, 65535, 256, 10 };
+static const struct env_spec env_failover_ms = { NULL,
+	ENVS("OPTINC_FAILOVER_MS"), 0, 3600000, OPTINC_FAILOVER_MS, 10 };
+static const struct env_spec env_failback_calls = { NULL,
+	ENVS("OPTINC_FAILBACK_CALLS"), 0, 1000000000, OPTINC_FAILBACK_CALLS,
+	10 };
+static const struct env_spec env_xdp_queue = { NULL, ENVS("OPTINC_XDP_QUEUE"),
+	0, OPTINC_BPF_MAX_QUEUES - 1, 0, 10 };
 
 static int env_parse(const char *s, int base, unsigned long *v)
 {
@@ -123,8 +137,23 @@ static int env_get(struct optinc_comm *c, const struct env_spec *sp,
 	}
 	ev->set = sp->def != ENV_NONE;
 	ev->v = sp->def;
-	snprintf(ev->from, sizeof(ev->from), "%s (default %lu)", sp->opt,
-		 sp->def);
+	snprintf(ev->from, sizeof(ev->from), "%s (default %lu)",
+		 sp->opt ? sp->opt : sp->env[0], sp->def);
+	return 0;
+}
+
+/* A variable alone (no option): @out from the environment or the default. */
+static int env_var(struct optinc_comm *c, const struct env_spec *sp,
+		   unsigned int *out)
+{
+	struct env_val ev;
+	int err;
+
+	err = env_get(c, sp, 0, 0, &ev);
+	if (err)
+		return err;
+	*out = ev.v;
+	optinc_log(OPTINC_LOG_DEBUG, "setting %s", ev.from);
 	return 0;
 }
 
@@ -139,6 +168,7 @@ static int env_uint(struct optinc_comm *c, const struct env_spec *sp,
 	if (err)
 		return err;
 	*out = ev.v;
+	optinc_log(OPTINC_LOG_DEBUG, "setting %s", ev.from);
 	if (from)
 		snprintf(from, from_len, "%s", ev.from);
 	return 0;
@@ -182,6 +212,7 @@ static int env_rank_size(struct optinc_comm *c, const struct optinc_opts *o)
 				     rank.from, size.v, size.from);
 	c->cfg.rank = rank.v;
 	c->cfg.size = size.v;
+	optinc_log(OPTINC_LOG_DEBUG, "setting %s, %s", rank.from, size.from);
 	return 0;
 }
 
@@ -229,6 +260,7 @@ static int env_switch(struct optinc_comm *c, const struct optinc_opts *o)
 		return err;
 	snprintf(c->cfg.sw_str, sizeof(c->cfg.sw_str), "%s:%u",
 		 inet_ntoa(c->cfg.sw.sin_addr), ntohs(c->cfg.sw.sin_port));
+	optinc_log(OPTINC_LOG_DEBUG, "setting %s=%s", from, c->cfg.sw_str);
 	return 0;
 }
 
@@ -317,37 +349,135 @@ static int env_nonfinite(struct optinc_comm *c, const struct optinc_opts *o)
 	return 0;
 }
 
+/*
+ * opts.peers or OPTINC_PEERS (one IPv4 address per rank, rank 0 first),
+ * checked here by the ring's parser, where the message can name where it
+ * came from. Return: 0 (also when not set), else an error.
+ */
+static int env_peers(struct optinc_comm *c, const struct optinc_opts *o)
+{
+	const char *s = o->peers, *from = "opts.peers";
+	int err;
+
+	if (!s && (s = getenv("OPTINC_PEERS")))
+		from = "OPTINC_PEERS";
+	c->cfg.peers = s;
+	if (!s)
+		return 0;
+	err = optinc_ring_peers(s, from, c->cfg.size, NULL, c->errmsg,
+				sizeof(c->errmsg));
+	if (!err)
+		optinc_log(OPTINC_LOG_DEBUG, "setting %s=%s", from, s);
+	return err;
+}
+
+/* The ring's TCP ports: rank r listens on ring_port + r, all below 65536. */
+static int env_ring_port_of(struct optinc_comm *c, const struct optinc_opts *o)
+{
+	char from[64];
+	int err;
+
+	err = env_uint(c, &env_ring_port, o->ring_port, &c->cfg.ring_port,
+		       from, sizeof(from));
+	if (err || c->cfg.ring_port + c->cfg.size - 1 <= 65535)
+		return err;
+	return optinc_seterr(c, OPTINC_ERR_INVALID,
+			     "%s: ranks 0..%d would listen on TCP ports up to %u (above 65535)",
+			     from, c->cfg.size - 1,
+			     c->cfg.ring_port + c->cfg.size - 1);
+}
+
 /* The ring baseline needs the ranks' addresses, not a switch. */
 static int env_ring(struct optinc_comm *c, const struct optinc_opts *o)
 {
-	c->cfg.peers = o->peers ? o->peers : getenv("OPTINC_PEERS");
-	if (!c->cfg.peers)
+	int err = env_peers(c, o);
+
+	if (!err && !c->cfg.peers)
 		return optinc_seterr(c, OPTINC_ERR_INVALID,
 				     "ring: peers not set: set opts.peers or OPTINC_PEERS=ip0,ip1,... (one per rank)");
-	return env_uint(c, &env_ring_port, o->ring_port, &c->cfg.ring_port,
-			NULL, 0);
+	return err ?: env_ring_port_of(c, o);
+}
+
+/*
+ * Failover to the ring when the switch is gone (comm.c, allreduce.c):
+ * possible when the peers are known; OPTINC_FAILOVER_MS=0 turns it off.
+ * Peers that could not make a ring turn it off too, saying why: calls
+ * through the switch do not need them (a testbed's OPTINC_PEERS may list
+ * more servers than a job has ranks).
+ */
+static int env_failover(struct optinc_comm *c, const struct optinc_opts *o)
+{
+	int err;
+
+	err = env_var(c, &env_failover_ms, &c->cfg.failover_ms) ?:
+	      env_var(c, &env_failback_calls, &c->cfg.failback_calls);
+	if (err || !c->cfg.failover_ms)
+		return err;
+	if (env_peers(c, o)) {
+		optinc_log(OPTINC_LOG_WARN, "rank %d: %s; failover to the ring is off",
+			   c->cfg.rank, c->errmsg);
+		c->errmsg[0] = '\0';
+		c->cfg.peers = NULL;
+		return 0;
+	}
+	return c->cfg.peers ? env_ring_port_of(c, o) : 0;
+}
+
+/* afxdp only: its plugin's path (transport.c) and its receive queue. */
+static int env_afxdp(struct optinc_comm *c)
+{
+	const char *s = getenv("OPTINC_AFXDP_PLUGIN");
+
+	if (s && !strchr(s, '/'))
+		return optinc_seterr(c, OPTINC_ERR_INVALID,
+				     "OPTINC_AFXDP_PLUGIN=%.64s: must be a path (with a '/') to liboptinc-afxdp.so",
+				     s);
+	c->cfg.afxdp_plugin = s;
+	return env_var(c, &env_xdp_queue, &c->cfg.xdp_queue);
 }
 
 static int env_transport(struct optinc_comm *c, const struct optinc_opts *o)
 {
-	static const struct optinc_xport_ops *const xports[] = {
-		&optinc_udp_ops, &optinc_afxdp_ops,
-	};
 	const char *s = o->transport, *from = "opts.transport";
-	size_t i;
+	int err;
 
 	if (!s && (s = getenv("OPTINC_TRANSPORT")))
 		from = "OPTINC_TRANSPORT";
-	if (!s)
+	if (!s) {
 		s = optinc_udp_ops.name;
-	for (i = 0; i < sizeof(xports) / sizeof(xports[0]); i++) {
-		if (!strcmp(s, xports[i]->name)) {
-			c->cfg.xops = xports[i];
-			return 0;
-		}
+		from = "transport (default)";
 	}
-	return optinc_seterr(c, OPTINC_ERR_INVALID,
-			     "%s=%.32s: unknown transport (udp, afxdp)", from, s);
+	if (!strcmp(s, "afxdp")) {
+		err = env_afxdp(c);
+		if (err)
+			return err;
+	}
+	err = optinc_xport_get(c, s, from, &c->cfg.xops);
+	c->cfg.afxdp_plugin = NULL;	/* getenv's string: create only */
+	if (!err)
+		optinc_log(OPTINC_LOG_DEBUG, "setting %s=%s", from, s);
+	return err;
+}
+
+/*
+ * OPTINC_LOG: the level of the library's messages on stderr (log.c), for
+ * the whole process, set by each optinc_comm_create(); unset or empty:
+ * warn (what the library printed before it had levels).
+ */
+static int env_log(struct optinc_comm *c)
+{
+	const char *s = getenv("OPTINC_LOG");
+	int level = OPTINC_LOG_WARN;
+
+	if (s && *s) {
+		level = optinc_log_parse(s);
+		if (level < 0)
+			return optinc_seterr(c, OPTINC_ERR_INVALID,
+					     "OPTINC_LOG=%.32s: must be error, warn, info, debug or none",
+					     s);
+	}
+	optinc_log_set(level);
+	return 0;
 }
 
 /* Copy the caller's options, which may come from an older or newer header. */
@@ -426,7 +556,8 @@ int optinc_cfg_resolve(struct optinc_comm *c, const struct optinc_opts *o)
 	struct optinc_opts opts;
 	int err;
 
-	err = env_copy_opts(c, o, &opts) ?:
+	err = env_log(c) ?:
+	      env_copy_opts(c, o, &opts) ?:
 	      env_algo(c, &opts) ?:
 	      env_rank_size(c, &opts) ?:
 	      env_numbers(c, &opts) ?:
@@ -438,5 +569,6 @@ int optinc_cfg_resolve(struct optinc_comm *c, const struct optinc_opts *o)
 		return env_ring(c, &opts);
 	return env_switch(c, &opts) ?:
 	       env_bind(c, &opts) ?:
+	       env_failover(c, &opts) ?:
 	       env_transport(c, &opts);
 }

@@ -40,12 +40,19 @@ const char *optinc_strerror(int err)
 	}
 }
 
+int optinc_vseterr(struct optinc_comm *c, int err, const char *fmt,
+		   va_list ap)
+{
+	vsnprintf(c->errmsg, sizeof(c->errmsg), fmt, ap);
+	return err;
+}
+
 int optinc_seterr(struct optinc_comm *c, int err, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(c->errmsg, sizeof(c->errmsg), fmt, ap);
+	optinc_vseterr(c, err, fmt, ap);
 	va_end(ap);
 	return err;
 }

@@ -8,6 +8,7 @@
 #define OPTINC_LIB_INTERNAL_H
 
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <time.h>
 #include <linux/types.h>
 
@@ -79,8 +80,12 @@ struct optinc_cfg {
 	unsigned int block;
 	int algo;			/* enum optinc_algo */
 	int nonfinite;			/* enum optinc_nonfinite */
-	const char *peers;		/* ring: during create only */
+	const char *peers;		/* ring, failover: create only */
 	unsigned int ring_port;		/* ring: rank r listens on this + r */
+	unsigned int failover_ms;	/* OPTINC_FAILOVER_MS; 0: off */
+	unsigned int failback_calls;	/* OPTINC_FAILBACK_CALLS */
+	unsigned int xdp_queue;		/* afxdp: OPTINC_XDP_QUEUE */
+	const char *afxdp_plugin;	/* OPTINC_AFXDP_PLUGIN or NULL */
 	const struct optinc_xport_ops *xops;
 };
 
@@ -169,8 +174,26 @@ void optinc_queue_stats(const struct optinc_comm *c,
 /* error.c */
 int optinc_seterr(struct optinc_comm *c, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+int optinc_vseterr(struct optinc_comm *c, int err, const char *fmt,
+		   va_list ap) __attribute__((format(printf, 3, 0)));
 void optinc_keep_create_err(const char *msg);
 const char *optinc_create_errmsg(void);
+
+/* log.c: diagnostics on stderr at or below the level of OPTINC_LOG */
+enum optinc_log_level {
+	OPTINC_LOG_NONE,
+	OPTINC_LOG_ERROR,	/* the library cannot do what it was asked */
+	OPTINC_LOG_WARN,	/* it does something else (the default level) */
+	OPTINC_LOG_INFO,	/* a communicator's life: joined, transport */
+	OPTINC_LOG_DEBUG,	/* settings and where each came from */
+};
+void optinc_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void optinc_vlog(int level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+int optinc_log_on(int level);
+int optinc_log_parse(const char *name);
+void optinc_log_set(int level);
 
 /* env.c */
 int optinc_cfg_resolve(struct optinc_comm *c, const struct optinc_opts *o);

@@ -42,11 +42,11 @@ static const char *join_reason(__u16 aux)
 {
 	switch (aux) {
 	case OPTINC_NACK_NO_JOB:
-		return "no such job on the switch";
+		return "no such job on the switch (opts.job, OPTINC_JOB)";
 	case OPTINC_NACK_BAD_RANK:
-		return "rank not below the job's size";
+		return "rank not below the job's size (opts.rank, OPTINC_RANK or the launcher's)";
 	case OPTINC_NACK_BAD_SHAPE:
-		return "the job does not serve these bits per value";
+		return "the job does not serve these bits per value (opts.bits, OPTINC_BITS)";
 	default:
 		return "unknown reason";
 	}
@@ -57,7 +57,7 @@ static int join_ack(struct optinc_comm *c, const struct optinc_msg *m,
 {
 	if (m->size != c->cfg.size)
 		return optinc_seterr(c, OPTINC_ERR_REFUSED,
-				     "join: job %u on switch %s has %u members, this rank was started with size %d",
+				     "join: job %u on switch %s has %u members, this rank was started with size %d (opts.size, OPTINC_SIZE or the launcher's)",
 				     c->cfg.job, c->cfg.sw_str, m->size,
 				     c->cfg.size);
 	if (!m->slot || !m->count)
@@ -103,7 +103,7 @@ static int join_timeout(struct optinc_comm *c, const struct join_state *js)
 			     c->cfg.sw_str, c->cfg.job, c->cfg.timeout_ms,
 			     c->xp->icmp_refused ?
 			     "; its host answers port unreachable" :
-			     "; is the switch up, and is the token right?");
+			     "; is the switch up, and is the token right? (opts.switch_addr or OPTINC_SWITCH, opts.token or OPTINC_TOKEN)");
 }
 
 /**

@@ -6,7 +6,7 @@
  * adaptive timeout with exponential back-off; Documentation/library.md,
  * "Reliability"). Frame seq0 + i may go out
  * once frame i - window is done, which is what lets the switch reuse a
- * slot's other copy (CONTRACT.md).
+ * slot's other copy (Documentation/contract.md, W3 and S8).
  */
 #include <string.h>
 

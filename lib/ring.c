@@ -101,42 +101,49 @@ static const char *ring_ip(const struct optinc_ring *r, int rank, char *buf)
 	return inet_ntop(AF_INET, &r->addr[rank], buf, INET_ADDRSTRLEN);
 }
 
-static int ring_parse_peers(struct optinc_ring *r, const char *peers,
-			    char *err, size_t errlen)
+/**
+ * optinc_ring_peers() - check a peer list, and read it
+ * @peers:  "ip0,ip1,...": one IPv4 address per rank, rank 0 first
+ * @from:   where it came from, for messages: "OPTINC_PEERS", "opts.peers"
+ * @size:   ranks
+ * @addr:   @size addresses, filled in; NULL to check only
+ * Return: 0, or OPTINC_ERR_INVALID with @err naming @from.
+ */
+int optinc_ring_peers(const char *peers, const char *from, int size,
+		      struct in_addr *addr, char *err, size_t errlen)
 {
 	char ip[INET_ADDRSTRLEN];
 	const char *p = peers;
-	int i = 0;
+	struct in_addr a;
+	int n = 0;
+	size_t len;
 
 	if (!peers || !*peers)
 		return ring_fail(err, errlen, OPTINC_ERR_INVALID,
-				 "ring: no peer addresses (set OPTINC_PEERS)");
-	for (;;) {
-		size_t n = strcspn(p, ",");
-
-		if (i == r->size)
+				 "%s: no peer addresses (ip0,ip1,... one per rank)",
+				 from);
+	for (;; p += len + 1) {
+		len = strcspn(p, ",");
+		if (!len || len >= sizeof(ip))
 			return ring_fail(err, errlen, OPTINC_ERR_INVALID,
-					 "ring: more than %d peers in \"%s\"",
-					 r->size, peers);
-		if (n == 0 || n >= sizeof(ip))
+					 "%s=%.64s: address %d is empty or too long (ip0,ip1,... one per rank)",
+					 from, peers, n);
+		memcpy(ip, p, len);
+		ip[len] = '\0';
+		if (inet_pton(AF_INET, ip, &a) != 1)
 			return ring_fail(err, errlen, OPTINC_ERR_INVALID,
-					 "ring: peer %d: bad address in \"%s\"",
-					 i, peers);
-		memcpy(ip, p, n);
-		ip[n] = '\0';
-		if (inet_pton(AF_INET, ip, &r->addr[i]) != 1)
-			return ring_fail(err, errlen, OPTINC_ERR_INVALID,
-					 "ring: peer %d: \"%s\" is not an IPv4 address",
-					 i, ip);
-		i++;
-		if (!p[n])
+					 "%s: address %d, \"%s\", is not an IPv4 address",
+					 from, n, ip);
+		if (addr && n < size)
+			addr[n] = a;
+		n++;
+		if (!p[len])
 			break;
-		p += n + 1;
 	}
-	if (i != r->size)
+	if (n != size)
 		return ring_fail(err, errlen, OPTINC_ERR_INVALID,
-				 "ring: OPTINC_PEERS (or opts.peers) has %d addresses for %d ranks: one per rank, rank 0 first",
-				 i, r->size);
+				 "%s=%.64s: %d peer addresses for %d ranks: one per rank, rank 0 first",
+				 from, peers, n, size);
 	return 0;
 }
 
@@ -160,7 +167,7 @@ static int ring_listen(const struct optinc_ring *r, char *err, size_t errlen)
 		e = errno;
 		close(fd);
 		return ring_fail(err, errlen, OPTINC_ERR_SYSTEM,
-				 "ring: rank %d: listen on TCP port %u: %s",
+				 "ring: rank %d: listen on TCP port %u (ring_port + rank; opts.ring_port, OPTINC_RING_PORT): %s",
 				 r->rank, r->port_base + r->rank, strerror(e));
 	}
 	return fd;
@@ -355,7 +362,7 @@ static int ring_alloc(struct optinc_ring **ring, int rank, int size,
 				 rank, size);
 	if (port_base == 0 || port_base + size - 1 > 65535)
 		return ring_fail(err, errlen, OPTINC_ERR_INVALID,
-				 "ring: TCP ports %u..%u are out of range",
+				 "ring: TCP ports %u..%u (OPTINC_RING_PORT or opts.ring_port, + rank) are out of range",
 				 port_base, port_base + size - 1);
 	r = calloc(1, sizeof(*r) + size * sizeof(r->addr[0]));
 	if (r)
@@ -385,7 +392,8 @@ int optinc_ring_open(struct optinc_ring **ring, int rank, int size,
 	ret = ring_alloc(&r, rank, size, port_base, timeout_ms, err, errlen);
 	if (ret < 0)
 		return ret;
-	ret = ring_parse_peers(r, peers, err, errlen);
+	ret = optinc_ring_peers(peers, "OPTINC_PEERS (or opts.peers)", r->size,
+				r->addr, err, errlen);
 	if (ret < 0 || size == 1)
 		goto out;
 	deadline = ring_now_ms() + r->timeout_ms;

@@ -40,6 +40,10 @@ int optinc_ring_open(struct optinc_ring **ring, int rank, int size,
 		     const char *peers, unsigned int port_base,
 		     unsigned int timeout_ms, char *err, size_t errlen);
 
+struct in_addr;
+int optinc_ring_peers(const char *peers, const char *from, int size,
+		      struct in_addr *addr, char *err, size_t errlen);
+
 /**
  * optinc_ring_allreduce() - reduce-scatter then all-gather around the ring
  * @send: @count elements of @datatype; may equal @recv (in place)

@@ -32,6 +32,9 @@ struct optinc_xport_ops {
 };
 
 extern const struct optinc_xport_ops optinc_udp_ops;
-extern const struct optinc_xport_ops optinc_afxdp_ops;
+
+/* transport.c: udp, or afxdp from its plugin (xport_plugin.h) */
+int optinc_xport_get(struct optinc_comm *c, const char *name,
+		     const char *from, const struct optinc_xport_ops **ops);
 
 #endif /* OPTINC_LIB_TRANSPORT_H */

@@ -4,7 +4,10 @@
  * UDP by the core) and sent through an AF_XDP socket in copy mode; the
  * switch's answers come back through the same socket, steered to it by the
  * XDP program of bpf/ (`optincctl xdp attach DEV`). A UDP socket holds the
- * local port, so that no other socket on this host gets it.
+ * local port, so that no other socket on this host gets it. Built as its
+ * own shared object, liboptinc-afxdp.so (afxdp_plugin.c), which liboptinc
+ * loads only for a communicator that asks for afxdp: libxdp and libbpf are
+ * needed by this file alone.
  */
 #include <errno.h>
 #include <poll.h>
@@ -250,7 +253,7 @@ static int afx_port(struct optinc_comm *c, struct afx_xport *a)
 	a->udp_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (a->udp_fd < 0)
 		goto out_err;
-	what = "bind";
+	what = "bind (opts.bind_addr, OPTINC_BIND)";
 	if (bind(a->udp_fd, (struct sockaddr *)&c->cfg.bind, sizeof(c->cfg.bind)))
 		goto out_err;
 	what = "connect";
@@ -300,7 +303,7 @@ static int afx_maps(struct optinc_comm *c, struct afx_xport *a)
 				     a->ifname);
 	if (cfg.port != ntohs(a->sw.port))
 		return optinc_seterr(c, OPTINC_ERR_UNSUPPORTED,
-				     "afxdp: the XDP program on %s watches UDP port %u, switch %s is on another port",
+				     "afxdp: the XDP program on %s watches UDP port %u, switch %s (opts.switch_addr, OPTINC_SWITCH) is on another port",
 				     a->ifname, cfg.port, c->cfg.sw_str);
 	a->tos = cfg.dscp == OPTINC_BPF_KEEP ? 0 : cfg.dscp << 2;
 	return 0;
@@ -383,7 +386,7 @@ static int afx_socket(struct optinc_comm *c, struct afx_xport *a)
 	}
 	if (err)
 		return optinc_seterr(c, OPTINC_ERR_UNSUPPORTED,
-				     "afxdp: AF_XDP socket on %s queue %u: %s%s",
+				     "afxdp: AF_XDP socket on %s queue %u (OPTINC_XDP_QUEUE): %s%s",
 				     a->ifname, a->queue, strerror(-err),
 				     err == -EBUSY ? " (another AF_XDP socket holds the queue)" : "");
 	if (!a->sg && c->cfg.mtu + 14 > AFX_RX_ROOM)
@@ -503,7 +506,7 @@ static int afx_send(struct optinc_comm *c, struct optinc_xport *xp,
 	for (i = 0; i < n; i++) {
 		if (p[i].len > c->cfg.mtu - OPTINC_IP_UDP_LEN)
 			return optinc_seterr(c, OPTINC_ERR_INVALID,
-					     "afxdp: a %u-byte message does not fit MTU %u",
+					     "afxdp: a %u-byte message does not fit MTU %u (opts.mtu, OPTINC_MTU)",
 					     p[i].len, c->cfg.mtu);
 		if (!afx_put(a, &p[i]))
 			continue;
@@ -663,25 +666,6 @@ static void afx_close(struct optinc_xport *xp)
 	free(a);
 }
 
-/* Queue from OPTINC_XDP_QUEUE: where the NIC puts the switch's frames. */
-static int afx_queue(struct optinc_comm *c, struct afx_xport *a)
-{
-	const char *s = getenv("OPTINC_XDP_QUEUE");
-	char *end;
-	unsigned long q;
-
-	if (!s)
-		return 0;
-	errno = 0;
-	q = strtoul(s, &end, 10);
-	if (!*s || *end || errno || q >= OPTINC_BPF_MAX_QUEUES)
-		return optinc_seterr(c, OPTINC_ERR_INVALID,
-				     "OPTINC_XDP_QUEUE=%.16s: a receive queue number below %u",
-				     s, OPTINC_BPF_MAX_QUEUES);
-	a->queue = q;
-	return 0;
-}
-
 static int afx_open(struct optinc_comm *c, struct optinc_xport **xp)
 {
 	struct afx_xport *a;
@@ -694,7 +678,8 @@ static int afx_open(struct optinc_comm *c, struct optinc_xport **xp)
 	a->xp.ops = &optinc_afxdp_ops;
 	a->udp_fd = -1;
 	a->maps.cfg = a->maps.jobs = a->maps.xsks = a->maps.ctrs = -1;
-	err = afx_queue(c, a) ?: afx_port(c, a) ?: afx_route(c, a, &hop) ?:
+	a->queue = c->cfg.xdp_queue;	/* OPTINC_XDP_QUEUE (env.c) */
+	err = afx_port(c, a) ?: afx_route(c, a, &hop) ?:
 	      afx_local_mac(c, a) ?: afx_maps(c, a) ?: afx_resolve(c, a, hop) ?:
 	      afx_umem(c, a) ?: afx_socket(c, a) ?: afx_register(c, a);
 	if (err) {

@@ -48,7 +48,7 @@ static int udp_open(struct optinc_comm *c, struct optinc_xport **xp)
 	if (u->fd < 0)
 		goto out_free;
 	udp_sockbufs(u->fd);
-	what = "bind";
+	what = "bind (opts.bind_addr, OPTINC_BIND)";
 	if (bind(u->fd, (struct sockaddr *)&c->cfg.bind, sizeof(c->cfg.bind)))
 		goto out_close;
 	what = "connect";

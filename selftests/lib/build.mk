@@ -17,7 +17,7 @@ $(LIBX_SWITCH): $(LIBX_SWITCH).o $(O)/selftests/lib/udpswitch.o $(CORE_LIB)
 
 $(LIBX_ENV): $(LIBX_ENV).o $(O)/selftests/lib/libtest.o $(LIB_A)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIB_XDP_LIBS) -lpthread -lm
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -ldl -lpthread -lm
 
 # abi_0_2.c includes abi/optinc-0.2.h (the 0.2 header as released), never
 # the current one

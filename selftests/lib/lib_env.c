@@ -3,15 +3,20 @@
  * White-box tests of lib/env.c, linked with liboptinc.a: which variable
  * gives rank and size (OPTINC_*, mpirun, PMI, Slurm, torchrun, and in
  * which order), and how opts.nonfinite and OPTINC_NONFINITE resolve into
- * cfg.nonfinite, for callers of this header and of an older, smaller one.
- * Nothing is sent: optinc_cfg_resolve() only reads. TAP.
+ * cfg.nonfinite, for callers of this header and of an older, smaller one;
+ * the variables without an option (failover, afxdp queue and plugin),
+ * the peers and ring ports, and OPTINC_LOG: the level of the library's
+ * messages and its errors. Nothing is sent: optinc_cfg_resolve() only
+ * reads (with afxdp it loads the build tree's plugin). TAP.
  */
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "../../lib/internal.h"
+#include "../../lib/transport.h"
 #include <optinc/quant.h>
 #include "libtest.h"
 
@@ -192,16 +197,172 @@ static void test_quant_isa(void)
 	       fails_with(ENV("OPTINC_QUANT_ISA=avx9"), &o,
 			  "OPTINC_QUANT_ISA=avx9: must be avx2, sse4.1, portable or scalar"),
 	       "OPTINC_QUANT_ISA picks the codec's path; an unknown name is OPTINC_ERR_INVALID naming it");
+	unsetenv("OPTINC_QUANT_ISA");
 	optinc_quant_use(NULL);
+}
+
+/* Resolves, and cfg.@field is @want. */
+#define RESOLVES_TO(env, o, field, want)				\
+	(!resolve(env, o) && env_c.cfg.field == (want) ? 1 :		\
+	 (tap_diag("%s: %s = %ld, want %ld (%s)", (env)[0], #field,	\
+		   (long)env_c.cfg.field, (long)(want), env_c.errmsg), 0))
+
+static void test_failover_vars(void)
+{
+	OPTINC_OPTS(o, .rank = 0, .size = 2);
+
+	tap_ok(RESOLVES_TO(ENV("OPTINC_JOB=1"), &o, failover_ms, 1000) &&
+	       RESOLVES_TO(ENV("OPTINC_JOB=1"), &o, failback_calls, 100) &&
+	       RESOLVES_TO(ENV("OPTINC_FAILOVER_MS=0"), &o, failover_ms, 0) &&
+	       RESOLVES_TO(ENV("OPTINC_FAILOVER_MS=3600000"), &o, failover_ms,
+			   3600000) &&
+	       RESOLVES_TO(ENV("OPTINC_FAILBACK_CALLS=20"), &o, failback_calls,
+			   20),
+	       "OPTINC_FAILOVER_MS (default 1000, 0 off) and OPTINC_FAILBACK_CALLS (default 100) from the table");
+	tap_ok(fails_with(ENV("OPTINC_FAILOVER_MS=1s"), &o,
+			  "OPTINC_FAILOVER_MS=1s: not a number") &&
+	       fails_with(ENV("OPTINC_FAILOVER_MS=3600001"), &o,
+			  "OPTINC_FAILOVER_MS=3600001: must be in [0, 3600000]") &&
+	       fails_with(ENV("OPTINC_FAILBACK_CALLS=-1"), &o,
+			  "OPTINC_FAILBACK_CALLS=-1: not a number") &&
+	       fails_with(ENV("OPTINC_FAILBACK_CALLS=1000000001"), &o,
+			  "OPTINC_FAILBACK_CALLS=1000000001: must be in [0, 1000000000]"),
+	       "a bad OPTINC_FAILOVER_MS or OPTINC_FAILBACK_CALLS is OPTINC_ERR_INVALID naming it, before any join");
+}
+
+/* The build tree's plugin, seen from this program in selftests/lib/. */
+static void env_plugin_path(char *buf, size_t len)
+{
+	char exe[PATH_MAX - 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	if (strrchr(exe, '/'))
+		*strrchr(exe, '/') = '\0';
+	snprintf(buf, len, "OPTINC_AFXDP_PLUGIN=%s/../../lib/optinc/liboptinc-afxdp.so",
+		 exe);
+}
+
+static void test_afxdp_vars(void)
+{
+	OPTINC_OPTS(o, .rank = 0, .size = 1);
+	char plugin[PATH_MAX];
+
+	env_plugin_path(plugin, sizeof(plugin));
+	tap_ok(RESOLVES_TO(ENV("OPTINC_TRANSPORT=afxdp", "OPTINC_XDP_QUEUE=63",
+			       plugin), &o, xdp_queue, 63) &&
+	       !strcmp(env_c.cfg.xops->name, "afxdp") &&
+	       RESOLVES_TO(ENV("OPTINC_TRANSPORT=afxdp", plugin), &o,
+			   xdp_queue, 0) &&
+	       fails_with(ENV("OPTINC_TRANSPORT=afxdp", "OPTINC_XDP_QUEUE=64"), &o,
+			  "OPTINC_XDP_QUEUE=64: must be in [0, 63]") &&
+	       fails_with(ENV("OPTINC_TRANSPORT=afxdp", "OPTINC_XDP_QUEUE=q1"), &o,
+			  "OPTINC_XDP_QUEUE=q1: not a number") &&
+	       RESOLVES_TO(ENV("OPTINC_XDP_QUEUE=q1"), &o, xdp_queue, 0),
+	       "OPTINC_XDP_QUEUE: 0..63 (default 0) with afxdp, from the table; not read with udp");
+	tap_ok(fails_with(ENV("OPTINC_TRANSPORT=afxdp",
+			      "OPTINC_AFXDP_PLUGIN=liboptinc-afxdp.so"), &o,
+			  "OPTINC_AFXDP_PLUGIN=liboptinc-afxdp.so: must be a path") &&
+	       fails_with(ENV("OPTINC_TRANSPORT=xdp"), &o,
+			  "OPTINC_TRANSPORT=xdp: unknown transport (udp, afxdp)"),
+	       "OPTINC_AFXDP_PLUGIN must be a path; an unknown OPTINC_TRANSPORT is named");
+}
+
+static void test_peers(void)
+{
+	OPTINC_OPTS(ring, .rank = 0, .size = 2, .algo = OPTINC_ALGO_RING);
+	OPTINC_OPTS(sw, .rank = 0, .size = 2);
+	OPTINC_OPTS(ring_opt, .rank = 0, .size = 2, .algo = OPTINC_ALGO_RING,
+		    .peers = "10.0.0.1,10.0.0.2,10.0.0.3");
+
+	tap_ok(fails_with(ENV("OPTINC_PEERS=10.0.0.1"), &ring,
+			  "OPTINC_PEERS=10.0.0.1: 1 peer addresses for 2 ranks") &&
+	       fails_with(NULL, &ring_opt,
+			  "opts.peers=10.0.0.1,10.0.0.2,10.0.0.3: 3 peer addresses for 2 ranks") &&
+	       fails_with(ENV("OPTINC_PEERS=10.0.0.1,10.0.0.256"), &ring,
+			  "OPTINC_PEERS: address 1, \"10.0.0.256\", is not an IPv4 address") &&
+	       fails_with(ENV("OPTINC_PEERS=10.0.0.1,,10.0.0.2"), &ring,
+			  "OPTINC_PEERS=10.0.0.1,,10.0.0.2: address 1 is empty") &&
+	       RESOLVES_TO(ENV("OPTINC_PEERS=10.0.0.1"), &sw, peers, NULL) &&
+	       fails_with(ENV("OPTINC_PEERS=10.0.0.1,10.0.0.2",
+			      "OPTINC_RING_PORT=65535"), &ring,
+			  "OPTINC_RING_PORT=65535: ranks 0..1 would listen on TCP ports up to 65536") &&
+	       RESOLVES_TO(ENV("OPTINC_PEERS=10.0.0.1,10.0.0.2",
+			       "OPTINC_RING_PORT=65534"), &sw, ring_port, 65534),
+	       "peers and ring ports checked at create, each error naming OPTINC_PEERS, opts.peers or OPTINC_RING_PORT; with the switch, peers that make no ring only turn failover off");
+}
+
+/* Resolve with stderr in a file; Return: what the library wrote there. */
+static const char *resolve_logged(const char *const *env)
+{
+	static char out[4096];
+	OPTINC_OPTS(o, .rank = 0, .size = 1);
+	FILE *f = tmpfile();
+	int saved = dup(2);
+	size_t n = 0;
+
+	fflush(stderr);
+	dup2(fileno(f), 2);
+	resolve(env, &o);
+	optinc_log(OPTINC_LOG_WARN, "a warning");
+	optinc_log(OPTINC_LOG_ERROR, "an error");
+	dup2(saved, 2);
+	close(saved);
+	rewind(f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = '\0';
+	fclose(f);
+	return out;
+}
+
+static void test_log(void)
+{
+	OPTINC_OPTS(o, .rank = 0, .size = 1);
+	const char *dbg, *def, *warn, *err, *none;
+
+	unsetenv("OPTINC_LOG");
+	def = strdup(resolve_logged(NULL));
+	setenv("OPTINC_LOG", "debug", 1);
+	dbg = strdup(resolve_logged(NULL));
+	setenv("OPTINC_LOG", "INFO", 1);
+	warn = strdup(resolve_logged(NULL));
+	setenv("OPTINC_LOG", "error", 1);
+	err = strdup(resolve_logged(NULL));
+	setenv("OPTINC_LOG", "none", 1);
+	none = strdup(resolve_logged(NULL));
+	tap_ok(strstr(dbg, "optinc: setting bits (default 8)\n") &&
+	       strstr(dbg, "optinc: setting opts.rank=0, opts.size=1\n") &&
+	       !strstr(def, "setting") && !strstr(warn, "setting") &&
+	       !strstr(err, "setting"),
+	       "OPTINC_LOG=debug: the settings and where each came from; not at info, warn (default) or error");
+	tap_ok(!strcmp(def, "optinc: a warning\noptinc: an error\n") &&
+	       !strcmp(warn, "optinc: a warning\noptinc: an error\n") &&
+	       !strcmp(err, "optinc: an error\n") && !*none,
+	       "levels: warn by default (warnings and errors), error: errors only, none: nothing");
+	setenv("OPTINC_LOG", "error", 1);
+	resolve(NULL, &o);
+	if (!tap_ok(fails_with(ENV("OPTINC_LOG=verbose"), &o,
+			       "OPTINC_LOG=verbose: must be error, warn, info, debug or none") &&
+		    optinc_log_on(OPTINC_LOG_ERROR) &&
+		    !optinc_log_on(OPTINC_LOG_WARN),
+		    "a bad OPTINC_LOG is OPTINC_ERR_INVALID naming it, and leaves the level as it was"))
+		tap_diag("default: [%s] debug: [%s] info: [%s] error: [%s] none: [%s]",
+			 def, dbg, warn, err, none);
+	unsetenv("OPTINC_LOG");
+	optinc_log_set(OPTINC_LOG_WARN);
 }
 
 int main(void)
 {
-	tap_plan(10);
+	tap_plan(18);
 	test_launchers();
 	test_nonfinite();
 	test_nonfinite_old_sz();
 	test_quant_isa();
+	test_failover_vars();
+	test_afxdp_vars();
+	test_peers();
+	test_log();
 	ranks_clear_env();
 	return tap_done();
 }

@@ -15,13 +15,13 @@ $(XDP_FRAMES): $(XDPT_DIR)/oi_frames.o $(CORE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
-# liboptinc's afxdp transport alone, linked from its objects
+# liboptinc's afxdp transport alone: its plugin, loaded by liboptinc's
+# own loader (lib/transport.c, from liboptinc.a)
 XDP_XPORT := $(XDPT_DIR)/xport_afxdp
-XDP_XPORT_OBJS := $(O)/lib/transport_afxdp.o $(O)/lib/error.o $(BPF_MAPS_OBJ)
 
-$(XDP_XPORT): $(XDPT_DIR)/xport_afxdp.o $(XDP_XPORT_OBJS) $(CORE_LIB)
+$(XDP_XPORT): $(XDPT_DIR)/xport_afxdp.o $(LIB_A) | $(AFXDP_SO)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BPF_LDLIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -ldl -lpthread -lm
 
 # another party's XDP program, for xdp_coexist.sh
 XDP_OTHER := $(XDPT_DIR)/xdp_other.bpf.o

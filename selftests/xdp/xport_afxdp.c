@@ -7,16 +7,41 @@
  *       prints "ready" once open (the port is in optincctl xdp show),
  *       then receives until COUNT messages
  *       came or SECONDS passed; prints "received N bytes B bad K"
+ * The transport is the plugin liboptinc loads (liboptinc-afxdp.so, through
+ * lib/transport.c's loader): OPTINC_AFXDP_PLUGIN, else the build tree's,
+ * $(O)/lib/optinc/ seen from this program in $(O)/selftests/xdp/.
  * Exit status 0 when the transport opened and every step worked.
  */
 #include <arpa/inet.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../lib/transport.h"
 
-extern const struct optinc_xport_ops optinc_afxdp_ops;
+static const struct optinc_xport_ops *xt_ops;
+static char xt_plugin[PATH_MAX];
+
+/* The plugin: OPTINC_AFXDP_PLUGIN, else the one of this build tree. */
+static const char *xt_plugin_path(void)
+{
+	const char *s = getenv("OPTINC_AFXDP_PLUGIN");
+	char exe[PATH_MAX - 64];
+	ssize_t n;
+
+	if (s)
+		return s;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	*strrchr(exe, '/') = '\0';
+	snprintf(xt_plugin, sizeof(xt_plugin),
+		 "%s/../../lib/optinc/liboptinc-afxdp.so", exe);
+	return xt_plugin;
+}
 
 static int xt_cfg(struct optinc_comm *c, char **argv)
 {
@@ -52,7 +77,7 @@ static int xt_send(struct optinc_comm *c, int count, int elems)
 		memset(buf + OPTINC_HDR_LEN, i, elems);
 		p.buf = buf;
 		p.len = OPTINC_HDR_LEN + elems;
-		err = optinc_afxdp_ops.send(c, c->xp, &p, 1);
+		err = xt_ops->send(c, c->xp, &p, 1);
 	}
 	free(buf);
 	return buf ? err : -1;
@@ -71,7 +96,7 @@ static int xt_recv(struct optinc_comm *c, int count, int secs)
 	while (got < count && optinc_now_ms() < end && r >= 0) {
 		for (i = 0; i < OPTINC_RX_BATCH; i++)
 			p[i].len = room;
-		r = optinc_afxdp_ops.recv(c, c->xp, p, OPTINC_RX_BATCH, 100);
+		r = xt_ops->recv(c, c->xp, p, OPTINC_RX_BATCH, 100);
 		for (i = 0; i < r; i++) {
 			got++;
 			bytes += p[i].len;
@@ -95,7 +120,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: xport_afxdp SWITCH[:PORT] JOB MTU send|recv COUNT BYTES|SECONDS\n");
 		return 2;
 	}
-	err = optinc_afxdp_ops.open(&c, &c.xp);
+	c.cfg.afxdp_plugin = xt_plugin_path();
+	err = optinc_xport_get(&c, "afxdp", "xport_afxdp", &xt_ops) ?:
+	      xt_ops->open(&c, &c.xp);
 	if (err) {
 		fprintf(stderr, "xport_afxdp: open: %s\n", c.errmsg);
 		return 1;
@@ -108,6 +135,6 @@ int main(int argc, char **argv)
 		err = xt_recv(&c, atoi(argv[5]), atoi(argv[6]));
 	if (err)
 		fprintf(stderr, "xport_afxdp: %s: %s\n", argv[4], c.errmsg);
-	optinc_afxdp_ops.close(c.xp);
+	xt_ops->close(c.xp);
 	return err ? 1 : 0;
 }

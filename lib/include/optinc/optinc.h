@@ -78,9 +78,14 @@ enum optinc_algo {
  * OPTINC_BIND, OPTINC_PEERS, OPTINC_RING_PORT, OPTINC_NONFINITE; rank
  * and size also from OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE,
  * SLURM_PROCID/NTASKS, torchrun's RANK/WORLD_SIZE: last, but first in a
- * torchrun worker, TORCHELASTIC_RUN_ID set) or defaults; see
- * Documentation/library.md. @sz lets the struct grow: set it to
- * sizeof(struct optinc_opts).
+ * torchrun worker, TORCHELASTIC_RUN_ID set) or defaults. Variables without
+ * an option: OPTINC_FAILOVER_MS, OPTINC_FAILBACK_CALLS (failover to the
+ * ring), OPTINC_XDP_QUEUE, OPTINC_AFXDP_PLUGIN (transport afxdp),
+ * OPTINC_QUANT_ISA (the codec's path), OPTINC_LOG (error, warn, info,
+ * debug or none: what the library prints on stderr; warn by default).
+ * optinc_comm_create() reads them all and fails with OPTINC_ERR_INVALID
+ * naming a bad one; see Documentation/library.md. @sz lets the struct
+ * grow: set it to sizeof(struct optinc_opts).
  */
 #ifdef __cplusplus
 #define OPTINC_DEF(v)	= v
@@ -101,7 +106,7 @@ struct optinc_opts {
 	unsigned int mtu OPTINC_DEF(0);	/* IP MTU of the path to the switch (9000) */
 	unsigned int block OPTINC_DEF(0);	/* values per scale block (256) */
 	int algo OPTINC_DEF(-1);	/* enum optinc_algo, -1: environment */
-	const char *transport OPTINC_DEF(NULL);	/* "udp" (default) or "afxdp" */
+	const char *transport OPTINC_DEF(NULL);	/* "udp" (default) or "afxdp" (a plugin) */
 	const char *bind_addr OPTINC_DEF(NULL);	/* local "ipv4[:port]" to send from, NULL: any */
 	const char *peers OPTINC_DEF(NULL);	/* ring: "ip0,ip1,..." one per rank */
 	unsigned int ring_port OPTINC_DEF(0);	/* ring: rank r listens on ring_port + r (47100) */
