@@ -2,20 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared by the onn selftests: the tool, one BLAS thread and kernel set
 # (OpenBLAS falls back to its slowest kernels on CPUs it does not know),
-# and "ok STATUS TEXT" TAP lines; $failed is 1 after a failing one.
+# and TAP (selftests/tap.sh).
 set -u
 O=${O:-build}
 ONN=${ONN:-$O/bin/optinc-onn}
 export OPENBLAS_NUM_THREADS=1
 grep -qw avx2 /proc/cpuinfo && export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Haswell}
 
-n=0 failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=1
-	fi
-}
+# shellcheck source=../tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
