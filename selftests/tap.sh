@@ -61,7 +61,7 @@ tap_line() {
 	*"$T_NL"*) tap_d=$(printf '%s' "$tap_d" | tr '\n' ' ') ;;
 	esac
 	T_NUM=$((T_NUM + 1))
-	echo "$1 $T_NUM - $tap_d${3:+ # $3}"
+	printf '%s\n' "$1 $T_NUM - $tap_d${3:+ # $3}"
 }
 
 tap_pass() {
@@ -124,7 +124,7 @@ ok_run() {
 skip_all() {
 	if [ -z "$T_PLAN" ] && [ "$T_NUM" -eq 0 ]; then
 		tap_head
-		echo "1..0 # SKIP $1"
+		printf '%s\n' "1..0 # SKIP $1"
 		exit $KSFT_SKIP
 	fi
 	while [ -n "$T_PLAN" ] && [ "$T_NUM" -lt "$T_PLAN" ]; do
@@ -134,7 +134,7 @@ skip_all() {
 }
 
 tap_bail() {
-	echo "Bail out! $1"
+	printf '%s\n' "Bail out! $1"
 	exit 1
 }
 

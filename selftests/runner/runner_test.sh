@@ -11,7 +11,8 @@ RUNNER=$(cd "$(dirname "$0")/.." && pwd)/run-tests
 TAP=$(cd "$(dirname "$0")/.." && pwd)/tap.sh
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-. "$(dirname "$0")/../tap.sh"
+# shellcheck source=../tap.sh
+. "$TAP"
 
 fake() {
 	local name=$1
