@@ -32,6 +32,8 @@ LIBS	:=	# installed libraries
 PLUGINS	:=	# installed in $(LIBDIR)/optinc/, loaded by liboptinc when asked for
 PCFILE	:=	# optinc.pc, made by lib/build.mk
 TEST_PROGS :=	# test executables and scripts run by `make check`
+# selftests/tap.c: TAP output, linked into the C tests not on kselftest_harness.h
+TAP_OBJ := $(O)/selftests/tap.o
 ALL_TARGETS :=
 
 .PHONY: all check deps install clean demo demo-paper bench models soak

@@ -85,7 +85,7 @@ PCFILE := $(LIB_PC)
 # ---- tests: a loopback UDP switch on core's state machine, ranks as threads
 
 LIBTEST_HARNESS := $(O)/selftests/lib/udpswitch.o $(O)/selftests/lib/libtest.o \
-		   $(O)/selftests/lib/dtref.o
+		   $(O)/selftests/lib/dtref.o $(TAP_OBJ)
 LIBTEST_PROGS := $(O)/selftests/lib/lib_api $(O)/selftests/lib/lib_allreduce \
 		 $(O)/selftests/lib/lib_dtypes $(O)/selftests/lib/lib_nb
 LIBTEST_LINK := $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)

@@ -5,6 +5,7 @@
 # while optincd keeps running, a NACK for a missing job, and a one-member
 # job's JOIN, DATA and RESULT. Makes its own namespaces; prints TAP.
 set -u
+. "$(dirname "$0")/../tap.sh"
 O=${O:-build}
 D=$O/bin/optincd
 C=$O/bin/optincctl
@@ -13,7 +14,6 @@ tb=odp$$
 K=20
 tmp=$(mktemp -d)
 pid=
-n=0
 
 cleanup() {
 	[ -n "$pid" ] && kill -INT "$pid" 2>/dev/null && wait "$pid"
@@ -23,22 +23,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok_if() {
-	local desc=$1
-
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $desc"
-	else
-		echo "not ok $n - $desc"
-	fi
-}
-
-if [ "$(id -u)" != 0 ]; then
-	echo "1..0 # SKIP needs root for network namespaces"
-	exit 4
-fi
+[ "$(id -u)" = 0 ] || skip_all "needs root for network namespaces"
 
 setup() {
 	ip netns add "$tb-sw" && ip netns add "$tb-h0" || return 1
@@ -115,7 +100,7 @@ stops() {
 	[ $rc -eq 0 ] && grep -q "optincd: stopping" "$tmp/log"
 }
 
-echo "1..11"
+tap_plan 11
 ok_if "optincd starts with one af_packet port" setup
 ok_if "ARP and ping of the switch" pings
 ok_if "jumbo ping of the switch (8900 bytes, DF)" pings -s 8900 -M do
@@ -135,3 +120,4 @@ ok_if "job drops by reason" counters \
 ok_if "JOIN of a missing job gets a NACK (no job)" nack_is 1
 ok_if "one member's DATA comes back as the RESULT" result_is "10 -20 30 -40"
 ok_if "SIGTERM stops optincd with exit 0" stops
+tap_end

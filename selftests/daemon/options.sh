@@ -5,6 +5,7 @@
 # with telemetry, and optincctl's command line. No network: one net_null
 # port. Prints TAP.
 set -u
+. "$(dirname "$0")/../tap.sh"
 O=${O:-build}
 D=$O/bin/optincd
 C=$O/bin/optincctl
@@ -18,15 +19,6 @@ cleanup() {
 trap cleanup EXIT
 EAL=(-l 0 --no-huge -m 64 --no-pci --no-shconf --file-prefix "$prefix"
      --vdev net_null0,no-rx=1)
-n=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	shift
-	printf '%s\n' "$@" | sed 's/^/#   /'
-}
 
 # refuse NAME TEXT OPTION...: optincd exits non-zero and its error says TEXT
 refuse() {
@@ -36,9 +28,9 @@ refuse() {
 	out=$(timeout 20 "$D" "${EAL[@]}" -- "$@" 2>&1)
 	rc=$?
 	if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -qF -- "$want" <<<"$out"; then
-		ok "$name"
+		tap_pass "$name"
 	else
-		nok "$name" "exit $rc, wanted '$want' in:" "$out"
+		tap_fail "$name" "exit $rc, wanted '$want' in:" "$out"
 	fi
 }
 
@@ -56,22 +48,22 @@ open(path, 'wb').write(data[:len(data) - cut])
 PYEOF
 }
 
-echo "1..25"
+tap_plan 25
 
 out=$(timeout 20 "$D" "${EAL[@]}" -- --help 2>&1)
 rc=$?
 if [ $rc -eq 0 ] && grep -q -- "--job SPEC" <<<"$out"; then
-	ok "--help prints the usage and exits 0"
+	tap_pass "--help prints the usage and exits 0"
 else
-	nok "--help prints the usage and exits 0" "exit $rc" "$out"
+	tap_fail "--help prints the usage and exits 0" "exit $rc" "$out"
 fi
 # as a newcomer types it: no EAL options, so no --no-huge and no vdev
 out=$(timeout 20 "$D" -- --help 2>&1)
 rc=$?
 if [ $rc -eq 0 ] && grep -q -- "--job SPEC" <<<"$out" && ! grep -q EAL: <<<"$out"; then
-	ok "optincd -- --help answers without starting the EAL (no hugepages needed)"
+	tap_pass "optincd -- --help answers without starting the EAL (no hugepages needed)"
 else
-	nok "optincd -- --help answers without starting the EAL" "exit $rc" "$out"
+	tap_fail "optincd -- --help answers without starting the EAL" "exit $rc" "$out"
 fi
 
 refuse "--addr is required" "--addr is required" --job id=1,size=2
@@ -114,9 +106,9 @@ print(" ".join("%s:%s:%s" % (j["id"], j["mode"], j["served"]) for j in json.load
 bad_table() {
 	if grep -F -- "$2" "$tmp/bad.log" | grep -q "the job is not served" &&
 	   [ "$served" = "1:onn:1 2:exact:0 3:exact:0 4:exact:0" ]; then
-		ok "$1"
+		tap_pass "$1"
 	else
-		nok "$1" "jobs: $served" "$(cat "$tmp/bad.log")"
+		tap_fail "$1" "jobs: $served" "$(cat "$tmp/bad.log")"
 	fi
 }
 bad_table "truncated table: its job not served, optincd runs" \
@@ -153,9 +145,9 @@ j = {x["id"]: x for x in json.loads(sys.argv[1])}
 assert j[5]["bits"] == 16 and j[5]["size"] == 4 and j[5]["mode"] == "exact"
 assert j[6]["mode"] == "onn" and j[6]["size"] == 2
 ' "$jobs_json" 2>/dev/null; then
-	ok "config file jobs shown by optincctl daemon jobs"
+	tap_pass "config file jobs shown by optincctl daemon jobs"
 else
-	nok "config file jobs shown by optincctl daemon jobs" "$jobs_json" "$(cat "$tmp/ok.log")"
+	tap_fail "config file jobs shown by optincctl daemon jobs" "$jobs_json" "$(cat "$tmp/ok.log")"
 fi
 show=$("$C" --prefix "$prefix" -j daemon show 2>&1)
 if python3 -c '
@@ -166,30 +158,31 @@ assert s["idle_us_max"] == 1000 and "unknown_job" in s["drops"]
 assert s["rate_limit_pps"] == 500 and s["rate_limit_burst"] == 16
 ' "$show" 2>/dev/null && "$C" --prefix "$prefix" -j daemon ports 2>&1 |
 	python3 -c 'import json, sys; assert json.load(sys.stdin)[0]["rate_limited"] == 0'; then
-	ok "optincctl daemon show reads the telemetry"
+	tap_pass "optincctl daemon show reads the telemetry"
 else
-	nok "optincctl daemon show reads the telemetry" "$show"
+	tap_fail "optincctl daemon show reads the telemetry" "$show"
 fi
 kill -INT "$pid"
 wait "$pid"
 rc=$?
 pid=
 if [ $rc -eq 0 ] && grep -q "optincd: stopping" "$tmp/ok.log"; then
-	ok "SIGINT stops optincd with exit 0"
+	tap_pass "SIGINT stops optincd with exit 0"
 else
-	nok "SIGINT stops optincd with exit 0" "exit $rc" "$(cat "$tmp/ok.log")"
+	tap_fail "SIGINT stops optincd with exit 0" "exit $rc" "$(cat "$tmp/ok.log")"
 fi
 
 out=$("$C" frob 2>&1)
 rc=$?
 if [ $rc -ne 0 ] && [ "$out" = 'Command "frob" is unknown, try "optincctl help".' ]; then
-	ok "optincctl names an unknown object"
+	tap_pass "optincctl names an unknown object"
 else
-	nok "optincctl names an unknown object" "exit $rc" "$out"
+	tap_fail "optincctl names an unknown object" "exit $rc" "$out"
 fi
 out=$("$C" --prefix "$prefix-none" daemon show 2>&1)
 if [ $? -ne 0 ] && grep -q "is it running with --file-prefix $prefix-none" <<<"$out"; then
-	ok "optincctl says when no optincd answers"
+	tap_pass "optincctl says when no optincd answers"
 else
-	nok "optincctl says when no optincd answers" "$out"
+	tap_fail "optincctl says when no optincd answers" "$out"
 fi
+tap_end

@@ -12,14 +12,15 @@ SWIP=10.77.0.254
 CTL=optincctl
 TMP=/tmp/t
 mkdir -p $TMP
-n=0
-fails=0
+# selftests/tap.sh, which run-vm puts beside this script
+. /tests/tap.sh
 
 # seconds since boot, to 0.01 s
 now() { cut -d' ' -f1 /proc/uptime; }
 T0=$(now)
-ok() { n=$((n + 1)); echo "ok $n - $* # $(now)s"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $* # $(now)s"; }
+# a test line, with the time since boot after its description
+ok() { tap_pass "$* # $(now)s"; }
+nok() { tap_fail "$* # $(now)s"; }
 # check DESC CMD...: the command must succeed; its output is shown on failure.
 check() {
 	d=$1
@@ -268,7 +269,7 @@ t_collectives() {
 			ok "collectives through optinc.ko in onn mode (onn-n4.tbl): 4 ranks PASS, $HASH" ||
 			nok "collectives through optinc.ko in onn mode"
 	else
-		ok "collectives in onn mode # SKIP no models/onn-n4.tbl or N != 4"
+		tap_skip "collectives in onn mode" "no models/onn-n4.tbl or N != 4"
 	fi
 }
 
@@ -292,7 +293,7 @@ t_shipped() {
 		d=$(sed -n 's/.*differ_exact \([0-9]*\) .*/\1/p' $TMP/shipped$k.rank0)
 		echo "# $(basename $f): ${d:-?} of $((512 * 16)) elements of rank 0 differ from exact"
 	done
-	[ $k -gt 0 ] || ok "onn with a shipped table # SKIP no models/*.tbl in this tree"
+	[ $k -gt 0 ] || tap_skip "onn with a shipped table" "no models/*.tbl in this tree"
 }
 
 t_liboptinc() {
@@ -798,6 +799,8 @@ t_dmesg() {
 	fi
 }
 
+# the plan at the end: t_shipped has two tests per shipped table
+tap_plan
 t_load
 check "testbed: 4 servers in network namespaces" tb_up
 check "switch sw0 with ports p0..p3" sw_up
@@ -805,9 +808,7 @@ check "switch sw0 with ports p0..p3" sw_up
 if [ -n "${optinc_only:-}" ]; then
 	t_$optinc_only
 	t_dmesg
-	echo "1..$n"
-	[ $fails -eq 0 ]
-	exit
+	tap_end
 fi
 t_netlink
 t_policy
@@ -830,5 +831,4 @@ t_unload_traffic
 t_nlfuzz
 t_leaks
 t_dmesg
-echo "1..$n"
-[ $fails -eq 0 ]
+tap_end

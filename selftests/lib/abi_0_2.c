@@ -9,31 +9,16 @@
  */
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "abi/optinc-0.2.h"
 #include "udpswitch.h"
+#include "../tap.h"
 
 #define ABI_RANKS	2
 #define ABI_COUNT	1000
-
-static int abi_n, abi_failed;
-
-static void abi_ok(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", ok ? "" : "not ", ++abi_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	abi_failed += !ok;
-}
 
 struct abi_rank {
 	int rank, dirty;	/* dirty: opts in 0x5a-filled memory */
@@ -153,10 +138,10 @@ static int abi_run(int dirty)
 		pthread_join(t[i], NULL);
 		if (rr[i].ret || rr[i].st.calls != 3 ||
 		    rr[i].st.frames_sent < 4 || rr[i].st.sz != sizeof(rr[i].st)) {
-			printf("# rank %d: %d %s; calls %llu frames sent %llu\n",
-			       i, rr[i].ret, rr[i].msg,
-			       (unsigned long long)rr[i].st.calls,
-			       (unsigned long long)rr[i].st.frames_sent);
+			tap_diag("rank %d: %d %s; calls %llu frames sent %llu",
+				 i, rr[i].ret, rr[i].msg,
+				 (unsigned long long)rr[i].st.calls,
+				 (unsigned long long)rr[i].st.frames_sent);
 			ok = 0;
 		}
 	}
@@ -179,8 +164,8 @@ static int abi_nonfinite(const char *val, int want, const char *text)
 		optinc_comm_destroy(c);
 	if (err == want && strstr(optinc_comm_errmsg(NULL), text))
 		return 1;
-	printf("# OPTINC_NONFINITE=%s: %d \"%s\", want %d \"%s\"\n", val, err,
-	       optinc_comm_errmsg(NULL), want, text);
+	tap_diag("OPTINC_NONFINITE=%s: %d \"%s\", want %d \"%s\"", val, err,
+		 optinc_comm_errmsg(NULL), want, text);
 	return 0;
 }
 
@@ -195,18 +180,18 @@ int main(void)
 
 	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
 		unsetenv(vars[i]);
-	printf("1..5\n");
-	abi_ok(OPTINC_LIB_VERSION_CODE == 200 && optinc_version() >= 300,
+	tap_plan(5);
+	tap_ok(OPTINC_LIB_VERSION_CODE == 200 && optinc_version() >= 300,
 	       "built against the 0.2 header (sizeof(struct optinc_opts) %zu), runs with library %u",
 	       sizeof(struct optinc_opts), optinc_version());
-	abi_ok(abi_run(0),
+	tap_ok(abi_run(0),
 	       "0.2's OPTINC_OPTS: two ranks create, float32 SUM and AVG, int32 SUM right, counters read");
-	abi_ok(abi_run(1),
+	tap_ok(abi_run(1),
 	       "0.2's struct set field by field in non-zero memory (its padding is anything): the same");
-	abi_ok(abi_nonfinite("bogus", OPTINC_ERR_INVALID,
+	tap_ok(abi_nonfinite("bogus", OPTINC_ERR_INVALID,
 			     "OPTINC_NONFINITE=bogus: must be nan or error"),
 	       "0.2's options lack nonfinite: it comes from OPTINC_NONFINITE, checked");
-	abi_ok(abi_nonfinite("error", OPTINC_ERR_TIMEOUT, "no answer from switch"),
+	tap_ok(abi_nonfinite("error", OPTINC_ERR_TIMEOUT, "no answer from switch"),
 	       "... and OPTINC_NONFINITE=error is accepted (the create goes on to the join)");
-	return abi_failed || abi_n != 5;
+	return tap_done();
 }

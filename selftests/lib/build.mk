@@ -15,15 +15,15 @@ $(LIBX_SWITCH): $(LIBX_SWITCH).o $(O)/selftests/lib/udpswitch.o $(CORE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lpthread
 
-$(LIBX_ENV): $(LIBX_ENV).o $(O)/selftests/lib/libtest.o $(LIB_A)
+$(LIBX_ENV): $(LIBX_ENV).o $(O)/selftests/lib/libtest.o $(TAP_OBJ) $(LIB_A)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -ldl -lpthread -lm
 
 # abi_0_2.c includes abi/optinc-0.2.h (the 0.2 header as released), never
 # the current one
-$(LIBX_ABI): $(LIBX_ABI).o $(O)/selftests/lib/udpswitch.o $(LIBTEST_LINK)
+$(LIBX_ABI): $(LIBX_ABI).o $(O)/selftests/lib/udpswitch.o $(TAP_OBJ) $(LIBTEST_LINK)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/selftests/lib/udpswitch.o \
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(O)/selftests/lib/udpswitch.o $(TAP_OBJ) \
 		$(O)/lib/$(LIB_SONAME) $(CORE_LIB) \
 		-Wl,-rpath,'$$ORIGIN/../../lib' -lpthread -lm
 

@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # C++ against the installed header: `make install` into a temporary
 # DESTDIR, then cxx_opts.cpp built with g++ -std=c++17 and -std=c++20
-# -Wall -Wextra -Werror, flags from the staged optinc.pc through
-# PKG_CONFIG_SYSROOT_DIR, each binary run against the staged library and
-# the loopback test switch; designators out of declaration order must not
-# compile (the C++ rule of OPTINC_OPTS). TAP.
+# -Wall -Wextra -Werror (with ../tap.c, as C++ too), flags from the
+# staged optinc.pc through PKG_CONFIG_SYSROOT_DIR, each binary run against
+# the staged library and the loopback test switch; designators out of
+# declaration order must not compile (the C++ rule of OPTINC_OPTS). TAP.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -13,7 +13,6 @@ O=${O:-build}
 case $O in /*) Oabs=$O ;; *) Oabs=$top/$O ;; esac
 tmp=$(mktemp -d)
 root=$tmp/root
-n=0 failed=0
 sw_pid=
 
 cleanup() {
@@ -21,20 +20,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-t() {	# t NAME COMMAND...: one TAP line
-	local name=$1
-
-	shift
-	n=$((n + 1))
-	if "$@" >"$tmp/out" 2>&1; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		sed 's/^/# /' "$tmp/out"
-		failed=$((failed + 1))
-	fi
-}
+. "$here/../tap.sh"
 
 # PREFIX and LIBDIR as the build was made with (make passes them on in
 # MAKEFLAGS); the staged optinc.pc is found wherever that put it.
@@ -59,7 +45,8 @@ cxx_build() {	# cxx_build STD OUT [EXTRA FLAGS]
 	cflags=$(pcq --cflags) && libs=$(pcq --libs) || return 1
 	case $cflags in *"$root"*) ;; *) echo "cflags '$cflags' not in $root"; return 1 ;; esac
 	g++ -std="$std" -Wall -Wextra -Werror "$@" $cflags -o "$out" \
-		"$here/cxx_opts.cpp" $libs -Wl,-rpath,"$libdir" -lpthread
+		"$here/cxx_opts.cpp" "$here/../tap.c" $libs -Wl,-rpath,"$libdir" \
+		-lpthread
 }
 
 cxx_run() {	# the binary uses the staged library, and passes
@@ -75,22 +62,21 @@ cxx_order_refused() {
 		grep -q "designator order" "$tmp/order.err"
 }
 
-echo "TAP version 13"
-echo "1..6"
+tap_plan 6
 if ! command -v g++ >/dev/null || ! command -v pkg-config >/dev/null; then
-	for i in $(seq 6); do echo "not ok $i - g++ and pkg-config are installed (g++, pkg-config)"; done
-	exit 1
+	for i in $(seq 6); do tap_fail "g++ and pkg-config are installed (g++, pkg-config)"; done
+	tap_end
 fi
-t "make install DESTDIR=<tmp> stages the header, the library and optinc.pc" staged
+ok_run "make install DESTDIR=<tmp> stages the header, the library and optinc.pc" staged
 coproc SW { exec "$Oabs/selftests/lib/test_switch" -n 2; }
 sw_pid=$SW_PID
 read -r _ port <&"${SW[0]}"
 echo "# test switch on 127.0.0.1:${port:-?}"
 for std in c++17 c++20; do
-	t "g++ -std=$std -Wall -Wextra -Werror with the staged optinc.pc builds cxx_opts.cpp" \
+	ok_run "g++ -std=$std -Wall -Wextra -Werror with the staged optinc.pc builds cxx_opts.cpp" \
 		cxx_build "$std" "$tmp/cxx-$std"
-	t "$std: runs on the staged library; defaults from the members' initialisers; OPTINC_OPTS(o, .rank, .size, .switch_addr, .bits = 16, ...): float32 and int32 SUM on two ranks right" \
+	ok_run "$std: runs on the staged library; defaults from the members' initialisers; OPTINC_OPTS(o, .rank, .size, .switch_addr, .bits = 16, ...): float32 and int32 SUM on two ranks right" \
 		cxx_run "$tmp/cxx-$std"
 done
-t "C++20: designators out of declaration order do not compile" cxx_order_refused
-[ "$failed" -eq 0 ] && [ "$n" -eq 6 ]
+ok_run "C++20: designators out of declaration order do not compile" cxx_order_refused
+tap_end

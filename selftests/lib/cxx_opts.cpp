@@ -4,6 +4,7 @@
  * as C++17 and C++20): OPTINC_OPTS with designators in declaration order,
  * defaults from the members' initialisers, and one float32 and one int32
  * all-reduce on two ranks (threads) through the test switch at argv[1].
+ * TAP through ../tap.h (cxx.sh builds ../tap.c with it).
  */
 #include <cmath>
 #include <cstdio>
@@ -14,6 +15,8 @@
 
 #include <optinc/optinc.h>
 
+#include "../tap.h"
+
 static_assert(std::is_standard_layout<optinc_opts>::value,
 	      "optinc_opts is passed to C");
 static_assert(std::is_aggregate<optinc_opts>::value,
@@ -21,13 +24,9 @@ static_assert(std::is_aggregate<optinc_opts>::value,
 
 namespace {
 
-int tap_n, tap_failed;
-
 void ok(bool good, const char *what)
 {
-	std::printf("%sok %d - %s (C++ %ld)\n", good ? "" : "not ", ++tap_n,
-		    what, __cplusplus);
-	tap_failed += !good;
+	tap_ok(good, "%s (C++ %ld)", what, __cplusplus);
 }
 
 bool defaults_right()
@@ -99,9 +98,9 @@ bool allreduce_right(const char *addr)
 	t1.join();
 	for (int r = 0; r < 2; r++) {
 		if (res[r].err || res[r].bad) {
-			std::printf("# rank %d: %s: %s; %d wrong\n", r,
-				    optinc_strerror(res[r].err), res[r].msg,
-				    res[r].bad);
+			tap_diag("rank %d: %s: %s; %d wrong", r,
+				 optinc_strerror(res[r].err), res[r].msg,
+				 res[r].bad);
 			good = false;
 		}
 	}
@@ -116,11 +115,12 @@ int main(int argc, char **argv)
 		std::fprintf(stderr, "usage: cxx_opts 127.0.0.1:PORT\n");
 		return 2;
 	}
+	tap_plan(3);
 	ok(defaults_right(),
 	   "OPTINC_OPTS(d) and OPTINC_OPTS(o, .rank = 1, .bits = 16): sz, -1s and zeros from the members' initialisers");
 	ok(optinc_version() == OPTINC_LIB_VERSION_CODE,
 	   "links to the installed library of the same version");
 	ok(allreduce_right(argv[1]),
 	   "two ranks: OPTINC_OPTS(o, .rank, .size, .switch_addr, .bits = 16, .timeout_ms), float32 and int32 SUM right");
-	return tap_failed ? 1 : 0;
+	return tap_done();
 }

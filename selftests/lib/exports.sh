@@ -9,22 +9,9 @@ top=$(cd "$here/../.." && pwd)
 O=${O:-build}
 case $O in /*) ;; *) O=$top/$O ;; esac
 so=$O/lib/liboptinc.so
-n=0 failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-t() {	# t NAME COMMAND...: one TAP line
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@" >"$tmp/out" 2>&1; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		sed 's/^/# /' "$tmp/out"
-		failed=$((failed + 1))
-	fi
-}
+. "$here/../tap.sh"
 
 exports_match() {
 	sed -n 's/^[[:space:]]*\(optinc_[a-z_0-9]*\);$/\1/p' "$top/lib/liboptinc.map" |
@@ -84,9 +71,9 @@ EOC
 	"$tmp/app_static"
 }
 
-echo "1..4"
-t "only the API in liboptinc.map is exported" exports_match
-t "soname liboptinc.so.0, links and static archive are there" soname_is liboptinc.so.0
-t "optinc.pc has its prefix and libdir filled in" pc_filled
-t "a program with only optinc.h and optinc.pc builds (shared and static) and runs" links_alone
-[ "$failed" -eq 0 ]
+tap_plan 4
+ok_run "only the API in liboptinc.map is exported" exports_match
+ok_run "soname liboptinc.so.0, links and static archive are there" soname_is liboptinc.so.0
+ok_run "optinc.pc has its prefix and libdir filled in" pc_filled
+ok_run "a program with only optinc.h and optinc.pc builds (shared and static) and runs" links_alone
+tap_end

@@ -1,58 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* TAP output and a runner of ranks as threads, for the liboptinc tests. */
+/* A runner of ranks as threads, for the liboptinc tests (TAP: ../tap.c). */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "libtest.h"
-
-static int tap_planned, tap_count, tap_failed;
-
-void tap_plan(int n)
-{
-	tap_planned = n;
-	printf("1..%d\n", n);
-	fflush(stdout);
-}
-
-int tap_ok(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_count++;
-	printf("%sok %d - ", ok ? "" : "not ", tap_count);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		tap_failed++;
-	return ok;
-}
-
-void tap_diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-/* Exit status: 0 only when every planned test ran and passed. */
-int tap_done(void)
-{
-	if (tap_count != tap_planned)
-		tap_diag("planned %d tests, ran %d", tap_planned, tap_count);
-	return tap_failed || tap_count != tap_planned;
-}
 
 double now_s(void)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* liboptinc tests: TAP output and ranks as threads on one communicator each. */
+/* liboptinc tests: ranks as threads, one communicator each (TAP: ../tap.h). */
 #ifndef OPTINC_SELFTEST_LIBTEST_H
 #define OPTINC_SELFTEST_LIBTEST_H
 
@@ -7,10 +7,7 @@
 #include <stdint.h>
 #include <optinc/optinc.h>
 
-void tap_plan(int n);
-int tap_ok(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void tap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int tap_done(void);
+#include "../tap.h"
 
 /* One rank: creates its communicator with @opts, then runs @fn. */
 struct rank_run {

@@ -14,22 +14,10 @@ O=${O:-build}
 case $O in /*) ;; *) O=$top/$O ;; esac
 so=$O/lib/liboptinc.so
 plugin=$O/lib/optinc/liboptinc-afxdp.so
-n=0 failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-t() {	# t NAME COMMAND...: one TAP line
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@" >"$tmp/out" 2>&1; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		sed 's/^/# /' "$tmp/out"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=../tap.sh
+. "$top/selftests/tap.sh"
 
 needed() {	# needed FILE: its NEEDED libraries, one a line
 	readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
@@ -150,17 +138,17 @@ installed_finds_it() {
 	grep -qF "optinc: transport afxdp: plugin $lib/optinc/liboptinc-afxdp.so" "$tmp/app.out"
 }
 
-echo "1..9"
-t "readelf -d liboptinc.so: neither libxdp nor libbpf; liboptinc.a needs neither" lib_needs_no_xdp
-t "the plugin $O/lib/optinc/liboptinc-afxdp.so NEEDs libxdp and libbpf and exports optinc_xport_plugin only" plugin_built
+tap_plan 9
+ok_run "readelf -d liboptinc.so: neither libxdp nor libbpf; liboptinc.a needs neither" lib_needs_no_xdp
+ok_run "the plugin $O/lib/optinc/liboptinc-afxdp.so NEEDs libxdp and libbpf and exports optinc_xport_plugin only" plugin_built
 if ! app_build >"$tmp/build.out" 2>&1; then
 	sed 's/^/# /' "$tmp/build.out"
 fi
-t "a udp communicator maps neither the plugin nor libxdp" udp_never_loads
-t "afxdp loads the plugin beside liboptinc.so (OPTINC_LOG=info names it) and, with no XDP program, falls back to udp saying so" afxdp_finds_it
-t "a missing plugin: OPTINC_ERR_UNSUPPORTED naming the path tried and OPTINC_AFXDP_PLUGIN; a bare name is refused" missing_named
-t "a plugin whose library is missing: the path and dlerror()'s words" dep_missing_named
-t "a file that is no plugin: the path and dlerror()'s words" not_a_plugin_named
-t "a plugin of another interface version is refused before use" other_version_refused
-t "make install puts the plugin in LIBDIR/optinc/ and the installed library loads it from there" installed_finds_it
-[ "$failed" -eq 0 ]
+ok_run "a udp communicator maps neither the plugin nor libxdp" udp_never_loads
+ok_run "afxdp loads the plugin beside liboptinc.so (OPTINC_LOG=info names it) and, with no XDP program, falls back to udp saying so" afxdp_finds_it
+ok_run "a missing plugin: OPTINC_ERR_UNSUPPORTED naming the path tried and OPTINC_AFXDP_PLUGIN; a bare name is refused" missing_named
+ok_run "a plugin whose library is missing: the path and dlerror()'s words" dep_missing_named
+ok_run "a file that is no plugin: the path and dlerror()'s words" not_a_plugin_named
+ok_run "a plugin of another interface version is refused before use" other_version_refused
+ok_run "make install puts the plugin in LIBDIR/optinc/ and the installed library loads it from there" installed_finds_it
+tap_end

@@ -18,21 +18,18 @@ SHIM=$O/lib/liboptinc_mpi.so
 SWITCH=$O/selftests/lib/test_switch
 N=3 ITERS=3 COUNT=10000
 tmp=$(mktemp -d)
-n=0 failed=0
 trap 'rm -rf "$tmp"' EXIT
+. "$here/../tap.sh"
 
-ok_if() {	# ok_if NAME COMMAND...
-	local name=$1
+# ok_shown NAME COMMAND...: ok_if, with the command's output after the line
+ok_shown() {
+	local name=$1 st
 
 	shift
-	n=$((n + 1))
-	if "$@" >"$tmp/out" 2>&1; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		failed=$((failed + 1))
-	fi
-	sed 's/^/# /' "$tmp/out"
+	"$@" >"$tmp/out" 2>&1
+	st=$?
+	tap_result $st "$name"
+	tap_diag <"$tmp/out"
 }
 
 # run NAME MODE VAR=VALUE...: one mpirun with the shim, against a fresh
@@ -94,74 +91,72 @@ setup_says() {	# the shim's setup line (rank 0) contains @2
 	grep -q "^optinc_mpi: $2" "$tmp/$1.log"
 }
 
-echo "TAP version 13"
 if [ ! -x "$PROG" ] || [ ! -f "$SHIM" ] || [ ! -x "$SWITCH" ] || ! command -v mpirun >/dev/null; then
-	echo "1..1"
-	echo "not ok 1 - $PROG, $SHIM, $SWITCH and mpirun (openmpi-bin) are there"
-	exit 1
+	tap_plan 1
+	tap_fail "$PROG, $SHIM, $SWITCH and mpirun (openmpi-bin) are there"
+	tap_end
 fi
-PLAN=16
-echo "1..$PLAN"
+tap_plan 16
 I=$((ITERS))
 
 run default blocking LD_PRELOAD="$SHIM"
-ok_if "blocking calls with the shim: every rank right" ranks_pass default
-ok_if "default: float SUM, int SUM, in place, on a dup through the switch; double SUM, float MAX, a split communicator left to MPI (exact)" \
+ok_shown "blocking calls with the shim: every rank right" ranks_pass default
+ok_shown "default: float SUM, int SUM, in place, on a dup through the switch; double SUM, float MAX, a split communicator left to MPI (exact)" \
 	counts_are default $((4 * I)) $((3 * I)) 0 0
-ok_if "default pairs: float:sum int:sum, no double, no float:max or float:min" \
+ok_shown "default pairs: float:sum int:sum, no double, no float:max or float:min" \
 	eval 'setup_says default "through the optinc switch on MPI_COMM_WORLD and congruent communicators: float:sum int:sum[ ;]" &&
 	      ! grep "^optinc_mpi: through" "$tmp/default.log" | grep -q "double\|float:m"'
 
 run world blocking LD_PRELOAD="$SHIM" OPTINC_MPI_COMMS=world
-ok_if "OPTINC_MPI_COMMS=world: right, and the dup's call left to MPI" \
+ok_shown "OPTINC_MPI_COMMS=world: right, and the dup's call left to MPI" \
 	eval 'ranks_pass world && counts_are world $((3 * I)) $((4 * I)) 0 0'
 
 run badtypes blocking LD_PRELOAD="$SHIM" OPTINC_MPI_TYPES=float,float:prod
-ok_if "OPTINC_MPI_TYPES=float,float:prod: named as not valid, every rank leaves everything to MPI, right" \
+ok_shown "OPTINC_MPI_TYPES=float,float:prod: named as not valid, every rank leaves everything to MPI, right" \
 	eval 'ranks_pass badtypes; grep -q "OPTINC_MPI_TYPES=float,float:prod: \"float:prod\" is not default, TYPE or TYPE:OP" "$tmp/badtypes.log" &&
 	      grep -q "left to MPI (a rank could not join the switch or has other settings)" "$tmp/badtypes.log" &&
 	      [ "$(grep -c "^rank .*PASS$" "$tmp/badtypes.log")" -eq $N ] && [ "$(sw_count badtypes complete)" -eq 0 ]'
 
 run badcomms blocking LD_PRELOAD="$SHIM" OPTINC_MPI_COMMS=all
-ok_if "OPTINC_MPI_COMMS=all: named as not valid, everything left to MPI, right" \
+ok_shown "OPTINC_MPI_COMMS=all: named as not valid, everything left to MPI, right" \
 	eval 'ranks_pass badcomms; grep -q "OPTINC_MPI_COMMS=all: must be world or congruent" "$tmp/badcomms.log" &&
 	      [ "$(grep -c "^rank .*PASS$" "$tmp/badcomms.log")" -eq $N ]'
 
 if grep -rqs "define MPIX_C_FLOAT16" $(mpicc -showme:incdirs 2>/dev/null); then
-	echo "ok $((n += 1)) - # SKIP this MPI has MPIX_C_FLOAT16: float16 is served where liboptinc serves it"
+	tap_skip "OPTINC_MPI_TYPES=float16 with an MPI without a half-precision type" \
+		"this MPI has MPIX_C_FLOAT16: float16 is served where liboptinc serves it"
 else
 	run f16 blocking LD_PRELOAD="$SHIM" OPTINC_MPI_TYPES=float16,float:sum
-	ok_if "OPTINC_MPI_TYPES=float16 with an MPI without a half-precision type (MPIX_C_FLOAT16): said so, float16 not taken" \
+	ok_shown "OPTINC_MPI_TYPES=float16 with an MPI without a half-precision type (MPIX_C_FLOAT16): said so, float16 not taken" \
 		eval 'ranks_pass f16; grep -q "float16:sum left to MPI: this MPI has no such datatype" "$tmp/f16.log" &&
 		      setup_says f16 "through the optinc switch on .*: float:sum;"'
 fi
 
 run plain blocking
-ok_if "the same program without the shim: right" ranks_pass plain
-ok_if "... and the switch saw nothing" \
+ok_shown "the same program without the shim: right" ranks_pass plain
+ok_shown "... and the switch saw nothing" \
 	eval 'sed -n 2p "$tmp/plain.sw"; [ "$(sw_count plain rx)" -eq 0 ]'
 
 run noswitch_minmax minmax LD_PRELOAD="$SHIM" OPTINC_MPI=0
-ok_if "OPTINC_MPI=0: int MAX/MIN right on MPI, the switch saw no data" \
+ok_shown "OPTINC_MPI=0: int MAX/MIN right on MPI, the switch saw no data" \
 	eval 'ranks_pass noswitch_minmax && [ "$(sw_count noswitch_minmax complete)" -eq 0 ]'
 
 # ---- MAX/MIN, FLOAT64 and optinc_iallreduce through the switch
 run minmax minmax LD_PRELOAD="$SHIM"
-ok_if "int MAX and MIN with the shim: right" ranks_pass minmax
-ok_if "int MAX and MIN (exact) through the switch by default" \
+ok_shown "int MAX and MIN with the shim: right" ranks_pass minmax
+ok_shown "int MAX and MIN (exact) through the switch by default" \
 	counts_are minmax $((2 * I)) 0 0 0
 
 run nonblock nonblock LD_PRELOAD="$SHIM"
-ok_if "MPI_Iallreduce with the shim: right" ranks_pass nonblock
-ok_if "MPI_Iallreduce through optinc_iallreduce: MPI_Wait, MPI_Test, MPI_Waitall beside Isend/Irecv, Waitany, Waitsome, Request_get_status;: 7 of 8 calls per iteration through the switch" \
+ok_shown "MPI_Iallreduce with the shim: right" ranks_pass nonblock
+ok_shown "MPI_Iallreduce through optinc_iallreduce: MPI_Wait, MPI_Test, MPI_Waitall beside Isend/Irecv, Waitany, Waitsome, Request_get_status;: 7 of 8 calls per iteration through the switch" \
 	eval 'setup_says nonblock "through .*; MPI_Iallreduce too" && counts_are nonblock 0 0 $((7 * I)) $((1 * I))'
 
 run types types LD_PRELOAD="$SHIM" OPTINC_MPI_TYPES=float,double,int
-ok_if "OPTINC_MPI_TYPES=float,double,int: double SUM/MAX/MIN, float MAX/MIN, double Iallreduce right (quantized bounds)" \
+ok_shown "OPTINC_MPI_TYPES=float,double,int: double SUM/MAX/MIN, float MAX/MIN, double Iallreduce right (quantized bounds)" \
 	ranks_pass types
-ok_if "... all of them through the switch" \
+ok_shown "... all of them through the switch" \
 	eval 'setup_says types "through .*: float:sum float:max float:min double:sum double:max double:min .*int:sum int:max int:min;" &&
 	      counts_are types $((5 * I)) 0 $((1 * I)) 0'
 
-echo "# $((n - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$n" -eq "$PLAN" ]
+tap_end

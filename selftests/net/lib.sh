@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Shared by the net selftests: TAP output, the testbed tool, cleanup.
+# Shared by the net selftests: TAP output (selftests/tap.sh), the testbed
+# tool, cleanup.
 
 NET_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC_ROOT=$(cd "$NET_DIR/../.." && pwd)
@@ -11,37 +12,10 @@ case $O in
 *) O=$SRC_ROOT/$O ;;
 esac
 export O
-KSFT_SKIP=4
+# shellcheck source=../tap.sh
+. "$NET_DIR/../tap.sh"
 
-T_NUM=0
-T_FAIL=0
 T_TBS=()
-
-tap_plan() {
-	echo "TAP version 13"
-	echo "1..$1"
-}
-
-# ok_if DESCRIPTION COMMAND...: one test line from a command's status.
-ok_if() {
-	local desc=$1
-
-	shift
-	T_NUM=$((T_NUM + 1))
-	if "$@"; then
-		echo "ok $T_NUM - $desc"
-	else
-		echo "not ok $T_NUM - $desc"
-		T_FAIL=$((T_FAIL + 1))
-	fi
-}
-
-# Skip the whole file (a precondition is missing), with the reason.
-skip_all() {
-	echo "TAP version 13"
-	echo "1..0 # SKIP $1"
-	exit $KSFT_SKIP
-}
 
 require_root() {
 	[ "$(id -u)" = 0 ] || skip_all "needs root for network namespaces"
@@ -139,11 +113,6 @@ nothing_left() {
 		fi
 	done
 	return $left
-}
-
-tap_end() {
-	echo "# $((T_NUM - T_FAIL)) passed, $T_FAIL failed"
-	[ "$T_FAIL" -eq 0 ]
 }
 
 trap tb_cleanup EXIT

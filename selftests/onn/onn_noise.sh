@@ -18,12 +18,12 @@ stats() {
 
 got=$(stats --phase-noise 0 --seeds 3)
 [ "$got" = "100.0000 100.0000 100.0000" ]
-ok $? "sigma 0 over 3 seeds is the model as designed: $got"
+tap_result $? "sigma 0 over 3 seeds is the model as designed: $got"
 
 got=$(stats --phase-noise 1e-2 --seeds 4 --seed 7)
 read -r mean lo hi <<<"$got"
 awk -v m="$mean" -v l="$lo" -v h="$hi" 'BEGIN { exit !(l <= m && m <= h && l < h && h < 100) }'
-ok $? "sigma 1e-2, seeds 7..10: min <= mean <= max < 100: $got"
+tap_result $? "sigma 1e-2, seeds 7..10: min <= mean <= max < 100: $got"
 
 one=""
 for s in 7 8 9 10; do
@@ -35,28 +35,28 @@ want=$(echo "$one" | awk '{ s = 0; lo = 101; hi = -1
 # the mean of four 4-decimal values may differ from the tool's in the last digit
 awk -v a="$got" -v b="$want" 'BEGIN { split(a, x); split(b, y)
 	exit !((x[1] - y[1])^2 < 1e-8 && x[2] == y[2] && x[3] == y[3]) }'
-ok $? "they are seeds 7, 8, 9, 10 run one by one:$one -> $want"
+tap_result $? "they are seeds 7, 8, 9, 10 run one by one:$one -> $want"
 
 out=$("$ONN" verify "$M" --phase-noise 1e-3,abc 2>&1)
 [ $? -ne 0 ] && echo "$out" | grep -q "'abc' is not a sigma"
-ok $? "a bad sigma is refused: $(echo "$out" | head -1)"
+tap_result $? "a bad sigma is refused: $(echo "$out" | head -1)"
 out=$("$ONN" verify "$M" --phase-noise 1e-3 --seeds 0 2>&1)
 [ $? -ne 0 ] && echo "$out" | grep -q -- "--seeds '0'"
-ok $? "a seed count of 0 is refused: $(echo "$out" | head -1)"
+tap_result $? "a seed count of 0 is refused: $(echo "$out" | head -1)"
 
 # noise in the training loop (stage 2 only: --epochs1 0)
 args="-N 2 --seed 5 --epochs1 0 --epochs2 8 --batch 256 --slack 0.5"
 "$ONN" train $args --noise 1e-2 -o "$dir/a.onn" >"$dir/a.log" 2>&1 &&
 	"$ONN" train $args --noise 1e-2 -o "$dir/b.onn" >/dev/null 2>&1 &&
 	cmp -s "$dir/a.onn" "$dir/b.onn"
-ok $? "train --noise 1e-2: the same model twice ($(tail -2 "$dir/a.log" | head -1))"
+tap_result $? "train --noise 1e-2: the same model twice ($(tail -2 "$dir/a.log" | head -1))"
 "$ONN" train $args -o "$dir/c.onn" >/dev/null 2>&1 && ! cmp -s "$dir/a.onn" "$dir/c.onn"
-ok $? "train --noise 1e-2 and without noise give different models"
+tap_result $? "train --noise 1e-2 and without noise give different models"
 "$ONN" train $args --noise 1e-2 -o "$dir/d.onn" --stop-after 3 >/dev/null 2>&1 &&
 	"$ONN" train $args --noise 1e-2 -o "$dir/d.onn" --resume >/dev/null 2>&1 &&
 	cmp -s "$dir/a.onn" "$dir/d.onn"
-ok $? "train --noise 1e-2 paused after epoch 3 and resumed: the same model"
+tap_result $? "train --noise 1e-2 paused after epoch 3 and resumed: the same model"
 out=$("$ONN" train $args --noise 2 -o "$dir/e.onn" 2>&1)
 [ $? -ne 0 ] && [ ! -e "$dir/e.onn" ] && echo "$out" | grep -q -- "--noise in \[0, 1)"
-ok $? "train --noise 2 is refused: $(echo "$out" | tail -1)"
-exit $failed
+tap_result $? "train --noise 2 is refused: $(echo "$out" | tail -1)"
+tap_end

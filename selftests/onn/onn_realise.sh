@@ -23,31 +23,31 @@ margin() {
 
 out=$($PY "$REAL" models/onn-n4.onn models/onn-n4.tbl \
 	--margin "$(margin models/onn-n4.onn)" 2>&1)
-ok $? "N = 4 shipped, every point: $out"
+tap_result $? "N = 4 shipped, every point: $out"
 out=$($PY "$REAL" models/onn-n8.onn models/onn-n8.tbl --sample 20000 2>&1)
-ok $? "N = 8 shipped, sample: $out"
+tap_result $? "N = 8 shipped, sample: $out"
 
 # dense layers 4, stacked blocks 1-2, side-by-side blocks 3; mostly wrong
 "$ONN" train -N 2 --arch 4-16-32-8-4 --approx 1-3 --epochs1 20 --epochs2 20 \
 	--lr1 3e-2 --lr2 3e-2 --batch 64 --seed 3 -o "$dir/w.onn" >/dev/null 2>&1 &&
 	"$ONN" compile "$dir/w.onn" -o "$dir/w.tbl" >/dev/null 2>&1
 out=$($PY "$REAL" "$dir/w.onn" "$dir/w.tbl" --margin "$(margin "$dir/w.onn")" 2>&1)
-ok $? "N = 2 briefly trained 4-16-32-8-4: $out"
+tap_result $? "N = 2 briefly trained 4-16-32-8-4: $out"
 wrong=$(echo "$out" | sed -n 's/.*, \([0-9]*\) differ from the exact.*/\1/p')
 [ "${wrong:-0}" -gt 1000 ]
-ok $? "that model is wrong at ${wrong:-?} points, so the match is not just the exact average"
+tap_result $? "that model is wrong at ${wrong:-?} points, so the match is not just the exact average"
 
 # one noise draw (sigma 1e-2, seed 8): the document fixes every random number
 want=$("$ONN" verify models/onn-n4.onn --phase-noise 1e-2 --seeds 1 --seed 8 |
 	awk '/^ +0.01 / { print $2 }')
 out=$($PY "$REAL" models/onn-n4.onn --noise 1e-2 --seed 8 2>&1)
 echo "$out" | grep -q "(${want:-none} %)"
-ok $? "N = 4, phase noise 1e-2, seed 8: optinc-onn ${want:-?} %, $out"
+tap_result $? "N = 4, phase noise 1e-2, seed 8: optinc-onn ${want:-?} %, $out"
 
 # one flipped payload byte: the hash no longer matches
 cp "$dir/w.onn" "$dir/bad.onn"
 printf '\x55' | dd of="$dir/bad.onn" bs=1 seek=100 conv=notrunc 2>/dev/null
 out=$($PY "$REAL" "$dir/bad.onn" "$dir/w.tbl" 2>&1)
 [ $? -eq 2 ] && echo "$out" | grep -q "bad.onn: SHA-256"
-ok $? "a corrupt file is refused: $out"
-exit $failed
+tap_result $? "a corrupt file is refused: $out"
+tap_end

@@ -7,19 +7,19 @@
 
 set -- models/onn-n*.onn
 if [ ! -e "$1" ]; then
-	echo "1..1"
-	echo "not ok 1 - no shipped model in models/"
-	exit 1
+	tap_plan 1
+	tap_fail "no shipped model in models/"
+	tap_end
 fi
-echo "1..$(($# * 2))"
+tap_plan $(($# * 2))
 for model in "$@"; do
 	members=${model#models/onn-n}
 	members=${members%.onn}
 	table=models/onn-n$members.tbl
 	out=$("$ONN" verify "$model" --require-exact 2>&1)
-	ok $? "N = $members: $(echo "$out" | head -1)"
+	tap_result $? "N = $members: $(echo "$out" | head -1)"
 	out=$("$ONN" check-table "$table" -N "$members" --model "$model" \
 		--require-exact 2>&1)
-	ok $? "N = $members: $(echo "$out" | tr '\n' ' ')"
+	tap_result $? "N = $members: $(echo "$out" | tr '\n' ' ')"
 done
-exit $failed
+tap_end

@@ -10,32 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdarg.h>
 #include <unistd.h>
 #include <cblas.h>
 #include <optinc/core.h>
 
 #include "train.h"
-
-static unsigned int test_n;
-static int test_failed;
-
-static void test_ok(int ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void test_ok(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %u - ", ok ? "" : "not ", ++test_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!ok)
-		test_failed = 1;
-}
+#include "../tap.h"
 
 static double test_gauss(struct optinc_onn_rng *r)
 {
@@ -110,11 +90,11 @@ static void test_clements(void)
 		u = malloc(sizeof(*u) * n * n);
 		test_random_unitary(n, &r, 0, u);
 		e = test_round_trip(n, u, &real);
-		test_ok(e < 1e-12 * n, "clements: random %ux%u unitary rebuilt, max error %.1e",
+		tap_ok(e < 1e-12 * n, "clements: random %ux%u unitary rebuilt, max error %.1e",
 			n, n, e);
 		test_random_unitary(n, &r, 1, u);
 		e = test_round_trip(n, u, &real);
-		test_ok(e < 1e-12 * n && real,
+		tap_ok(e < 1e-12 * n && real,
 			"clements: random %ux%u orthogonal rebuilt (error %.1e), phases in {0, pi}",
 			n, n, e);
 		free(u);
@@ -137,7 +117,7 @@ static void test_mesh_shape(void)
 	for (i = 0; i + 1 < n; i++)
 		if (per[i] != n / 2)
 			ok = 0;
-	test_ok(m == 28 && ok, "clements: 8 modes take 28 MZIs in a rectangular mesh");
+	tap_ok(m == 28 && ok, "clements: 8 modes take 28 MZIs in a rectangular mesh");
 }
 
 static double test_block_err(unsigned int k, const double *b, const double *d,
@@ -169,7 +149,7 @@ static void test_projection(void)
 			b[i * k + j] = d0[i] * creal(z[i * k + j]);
 	}
 	optinc_onn_project_block(k, b, d, u, 5, 0);
-	test_ok(test_block_err(k, b, d, u) < 1e-10,
+	tap_ok(test_block_err(k, b, d, u) < 1e-10,
 		"projection: a block that is Sigma*U is kept (error %.1e)",
 		test_block_err(k, b, d, u));
 	for (i = 0; i < k * k; i++)
@@ -183,7 +163,7 @@ static void test_projection(void)
 	for (i = 0; i < k; i++)
 		for (j = 0; j < k; j++)
 			orth = fmax(orth, fabs(q[i * k + j] - (i == j)));
-	test_ok(e5 <= e0 + 1e-12 && orth < 1e-12,
+	tap_ok(e5 <= e0 + 1e-12 && orth < 1e-12,
 		"projection: alternation lowers the error (%.4f -> %.4f), U orthogonal (%.1e)",
 		e0, e5, orth);
 	free(z);
@@ -201,20 +181,20 @@ static void test_area(void)
 
 	optinc_onn_area_layer(4, 64, &a);
 	/* 64x64 + 4x4 meshes, 4 attenuators; 16 blocks of 4x4 */
-	test_ok(a.dense_mzi == 2016 + 6 && a.dense_att == 4 &&
+	tap_ok(a.dense_mzi == 2016 + 6 && a.dense_att == 4 &&
 		a.approx_mzi == 16 * 6 && a.approx_att == 64,
 		"area: 64x4 layer: %llu + %llu dense, %llu + %llu as blocks",
 		(unsigned long long)a.dense_mzi, (unsigned long long)a.dense_att,
 		(unsigned long long)a.approx_mzi, (unsigned long long)a.approx_att);
 	optinc_onn_area_layer(256, 128, &a);
-	test_ok(a.dense_mzi == 32640 + 8128 && a.dense_att == 128 &&
+	tap_ok(a.dense_mzi == 32640 + 8128 && a.dense_att == 128 &&
 		a.approx_mzi == 2 * 8128 && a.approx_att == 256,
 		"area: 128x256 layer counts");
 	r4 = optinc_onn_area_report(NULL, 6, n4, all);
-	test_ok(fabs(r4 - 41664.0 / 106260) < 1e-12 && fabs(100 * r4 - 39.2) < 0.05,
+	tap_ok(fabs(r4 - 41664.0 / 106260) < 1e-12 && fabs(100 * r4 - 39.2) < 0.05,
 		"area: N = 4, all layers approximated: %.2f %% (paper 39.3 %%)", 100 * r4);
 	r8 = optinc_onn_area_report(NULL, 8, n8, mid);
-	test_ok(fabs(100 * r8 - 40.81) < 0.01 && r8 <= 0.409,
+	tap_ok(fabs(100 * r8 - 40.81) < 0.01 && r8 <= 0.409,
 		"area: N = 8, layers 2-7 approximated: %.2f %% (paper 40.9 %%)", 100 * r8);
 }
 
@@ -294,7 +274,7 @@ static void test_model_refused(const void *buf, size_t len, const char *what,
 	snprintf(path, sizeof(path), "%s/bad-%s.onn", test_dir, name);
 	test_write(path, buf, len);
 	ret = optinc_onn_load(path, &m, NULL, err, sizeof(err));
-	test_ok(ret < 0 && strstr(err, path) && strstr(err, what),
+	tap_ok(ret < 0 && strstr(err, path) && strstr(err, what),
 		"model file %s refused: \"%s\"", name, err);
 }
 
@@ -309,7 +289,7 @@ static void test_model_files(void)
 	snprintf(path, sizeof(path), "%s/good.onn", test_dir);
 	ok = !test_make_model(&m, 2) && !optinc_onn_save(path, &m, err, sizeof(err)) &&
 	     !optinc_onn_load(path, &back, NULL, err, sizeof(err));
-	test_ok(ok && test_same_model(&m, &back), "model file: save and load give the same model");
+	tap_ok(ok && test_same_model(&m, &back), "model file: save and load give the same model");
 	if (ok)
 		optinc_onn_free(&back);
 	optinc_onn_free(&m);
@@ -361,7 +341,7 @@ static void test_table_refused(const void *buf, size_t len, unsigned int members
 		fclose(f);
 	}
 	msg[strcspn(msg, "\n")] = 0;
-	test_ok(ret < 0 && strstr(msg, path) && strstr(msg, what),
+	tap_ok(ret < 0 && strstr(msg, path) && strstr(msg, what),
 		"table file %s refused: \"%s\"", name, msg);
 	if (!ret)
 		free(t);
@@ -379,7 +359,7 @@ static void test_table_files(void)
 
 	snprintf(path, sizeof(path), "%s/good.tbl", test_dir);
 	if (test_make_model(&m, 2) || optinc_onn_evaluate(&m, 0, 0, &ev)) {
-		test_ok(0, "table file: evaluate a model");
+		tap_ok(0, "table file: evaluate a model");
 		return;
 	}
 	for (i = 0; i < ev.entries; i++)
@@ -387,7 +367,7 @@ static void test_table_files(void)
 	ok = cnt == ev.wrong && ev.entries == 2401 &&
 	     !optinc_onn_table_write(path, &m, sha, &ev) &&
 	     !optinc_onn_table_load(path, 2, 8, &buf, &wrong);
-	test_ok(ok && wrong == ev.wrong &&
+	tap_ok(ok && wrong == ev.wrong &&
 		!memcmp(buf + OPTINC_TABLE_HDR_LEN, ev.out, ev.entries),
 		"table file: written, read back, %u wrong entries recorded", wrong);
 	optinc_onn_eval_free(&ev);
@@ -440,7 +420,7 @@ static void test_export(void)
 		for (i = 0; ok && i < n.l[l].in * n.l[l].out; i++)
 			e = fmax(e, fabs(w[i] - n.l[l].w[i]));
 	}
-	test_ok(ok && e < 1e-5,
+	tap_ok(ok && e < 1e-5,
 		"export: blocks rebuilt from phases equal the trained weights (%.1e)", e);
 	if (ok)
 		optinc_onn_free(&m);
@@ -456,11 +436,9 @@ static int test_rm(const char *path, const struct stat *st, int flag,
 
 int main(void)
 {
-	printf("1..%u\n", 22 + 1 + 2 + 4 + 7 + 7 + 1);
-	if (!mkdtemp(test_dir)) {
-		printf("Bail out! cannot create a temporary directory\n");
-		return 1;
-	}
+	tap_plan(22 + 1 + 2 + 4 + 7 + 7 + 1);
+	if (!mkdtemp(test_dir))
+		tap_bail("cannot create a temporary directory");
 	test_clements();
 	test_mesh_shape();
 	test_projection();
@@ -469,5 +447,5 @@ int main(void)
 	test_table_files();
 	test_export();
 	nftw(test_dir, test_rm, 8, FTW_DEPTH | FTW_PHYS);
-	return test_failed;
+	return tap_done();
 }

@@ -43,15 +43,13 @@ check_line() {
 		grep -q "^check $name ok" "$dir/rank$r.log" 2>/dev/null && ok=$((ok + 1))
 		grep -q "^check $name skip" "$dir/rank$r.log" 2>/dev/null && skip=$((skip + 1))
 	done
-	T_NUM=$((T_NUM + 1))
 	if [ "$skip" -eq "${#logs[@]}" ]; then
-		echo "ok $T_NUM - $tag: $name # SKIP $(detail_of "${logs[0]}" "$name")"
+		tap_skip "$tag: $name" "$(detail_of "${logs[0]}" "$name")"
 	elif [ "$ok" -eq "${#logs[@]}" ]; then
-		echo "ok $T_NUM - $tag: $name ($(detail_of "${logs[0]}" "$name"))"
+		tap_pass "$tag: $name ($(detail_of "${logs[0]}" "$name"))"
 	else
-		echo "not ok $T_NUM - $tag: $name"
-		grep -H "^check $name \|Error" "${logs[@]}" | sed 's/^/# /'
-		T_FAIL=$((T_FAIL + 1))
+		tap_fail "$tag: $name"
+		grep -H "^check $name \|Error" "${logs[@]}" | tap_diag
 	fi
 }
 
@@ -61,16 +59,14 @@ hash_line() {
 
 	h=$(grep -h "^hash $name " "$dir"/rank*.log | sort | uniq -c)
 	cnt=$(echo "$h" | awk 'NF { print $1 }')
-	T_NUM=$((T_NUM + 1))
 	if [ "$name" = nan_params ] &&
 	   [ "$(grep -l '^check nan_seen_everywhere skip' "$dir"/rank*.log | wc -l)" -eq "$n" ]; then
-		echo "ok $T_NUM - $tag: $name bit-identical # SKIP the NaN step did not run"
+		tap_skip "$tag: $name bit-identical" "the NaN step did not run"
 	elif [ "$(echo "$h" | grep -c .)" -eq 1 ] && [ "$cnt" = "$n" ]; then
-		echo "ok $T_NUM - $tag: $name bit-identical on $n ranks ($(echo "$h" | awk '{ print $4 }'))"
+		tap_pass "$tag: $name bit-identical on $n ranks ($(echo "$h" | awk '{ print $4 }'))"
 	else
-		echo "not ok $T_NUM - $tag: $name bit-identical on $n ranks"
-		echo "$h" | sed 's/^/# hashes: /'
-		T_FAIL=$((T_FAIL + 1))
+		tap_fail "$tag: $name bit-identical on $n ranks"
+		echo "$h" | sed 's/^/hashes: /' | tap_diag
 	fi
 }
 

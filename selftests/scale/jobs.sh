@@ -196,11 +196,11 @@ run_phase() {
 }
 
 declare -A HASH
-echo "TAP version 13"
+# the plan comes at the end: how many tests a phase has follows from its jobs
+tap_plan
 if [ ! -x "$RANK" ] || [ ! -x "$INJECT" ]; then
-	echo "1..1"
 	ok_if "$RANK and $INJECT are built" false
-	exit 1
+	tap_end
 fi
 "$INJECT" -n 2 -o "$T_TMP/n2.tbl" >/dev/null || exit 1
 
@@ -220,5 +220,4 @@ echo "# per-job throughput (rank 0): algbw MB/s (time in the data all-reduces), 
 for k in "${THRU[@]}"; do
 	echo "#   $k"
 done
-echo "1..$T_NUM"
 tap_end

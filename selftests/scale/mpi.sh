@@ -143,13 +143,13 @@ suite() {
 	tb_down "$tb"
 }
 
-echo "TAP version 13"
 if [ ! -x "$PROG" ] || [ ! -f "$SHIM" ] || ! command -v mpirun >/dev/null; then
-	echo "1..1"
+	tap_plan 1
 	ok_if "$PROG, $SHIM and mpirun (openmpi-bin) are there" false
-	exit 1
+	tap_end
 fi
+# per suite: the testbed, then 3 + 3 + 2 + 2 checks of four runs
+tap_plan 22
 suite 4 8 1
 suite 3 16 7
-echo "1..$T_NUM"
 tap_end

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Shared by the xdp selftests: TAP helpers (from selftests/net/lib.sh), the
+# Shared by the xdp selftests: TAP (selftests/tap.sh, through net/lib.sh), the
 # tools, a private mount namespace for bpffs, counters.
 
 XDP_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

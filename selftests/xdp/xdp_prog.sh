@@ -243,18 +243,13 @@ ok_if "ping passes with the program attached" ping_passes
 ok_if "afxdp transport: frames (100 B and 8 KB) on the wire carry DSCP $DSCP" xport_sends
 ok_if "afxdp transport: steered answers received (48 B and 8.9 KB); xdp_redirect = frames" xport_receives
 ok_if "afxdp transport: its job leaves the map when it closes" job_unregistered
-skip_line() {
-	T_NUM=$((T_NUM + 1))
-	echo "ok $T_NUM - $1 # SKIP $2"
-}
-
 if ! command -v tcpdump >/dev/null; then
-	skip_line "VLAN PCP, tag in the frame" "tcpdump not installed"
-	skip_line "VLAN PCP, tag in the skb" "tcpdump not installed"
+	tap_skip "VLAN PCP, tag in the frame" "tcpdump not installed"
+	tap_skip "VLAN PCP, tag in the skb" "tcpdump not installed"
 else
 	ok_if "VLAN PCP 5 set on DATA frames tagged in their data" pcp_in_data
 	if ! ip -n "$A" link add link "$DA" name "$DA.7" type vlan id 7 2>/dev/null; then
-		skip_line "VLAN PCP, tag in the skb" "this kernel has no 802.1Q VLAN devices"
+		tap_skip "VLAN PCP, tag in the skb" "this kernel has no 802.1Q VLAN devices"
 	else
 		ok_if "VLAN PCP 5 set on DATA frames of a VLAN device" pcp_vlan_dev
 	fi

@@ -34,7 +34,7 @@ ONN_TEST_BINS := $(ONN_TESTS:%=$(O)/selftests/onn/%)
 $(O)/selftests/onn/%.o: EXTRA_CFLAGS += -Itools/onn
 $(O)/selftests/onn/%.o: | $(ONN_DEPS_OK)
 
-$(O)/selftests/onn/%: $(O)/selftests/onn/%.o $(ONN_LIB_OBJS) $(CORE_LIB)
+$(O)/selftests/onn/%: $(O)/selftests/onn/%.o $(ONN_LIB_OBJS) $(TAP_OBJ) $(CORE_LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(ONN_LDLIBS)
 
