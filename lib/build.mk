@@ -87,7 +87,8 @@ PCFILE := $(LIB_PC)
 LIBTEST_HARNESS := $(O)/selftests/lib/udpswitch.o $(O)/selftests/lib/libtest.o \
 		   $(O)/selftests/lib/dtref.o $(TAP_OBJ)
 LIBTEST_PROGS := $(O)/selftests/lib/lib_api $(O)/selftests/lib/lib_allreduce \
-		 $(O)/selftests/lib/lib_dtypes $(O)/selftests/lib/lib_nb
+		 $(O)/selftests/lib/lib_dtypes $(O)/selftests/lib/lib_nb \
+		 $(O)/selftests/lib/lib_tail
 LIBTEST_LINK := $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME) $(CORE_LIB)
 
 $(LIBTEST_PROGS): %: %.o $(LIBTEST_HARNESS) $(LIBTEST_LINK)

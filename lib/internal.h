@@ -20,6 +20,7 @@
 #define OPTINC_JOIN_EVERY_MS	100	/* JOIN retransmission period */
 #define OPTINC_RETX_CAP_MS	500	/* retransmission back-off cap */
 #define OPTINC_FAST_RETX	3	/* later results that mean "lost" */
+#define OPTINC_TLP_DIV		4	/* tail probe after retx_ms / 4 of quiet */
 #define OPTINC_RX_BATCH		32	/* frames read per receive call */
 #define OPTINC_IP_UDP_LEN	(20 + 8)
 #define OPTINC_RING_PORT	47100	/* ring: default first TCP port */

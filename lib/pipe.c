@@ -3,7 +3,8 @@
  * Sending a phase's frames through the switch: a sliding window of frames
  * in flight, results matched to frames by seq, retransmission (at once when
  * a later result's hint says a frame or its result was lost, else on an
- * adaptive timeout with exponential back-off; Documentation/library.md,
+ * adaptive timeout with exponential back-off; a phase's newest frame
+ * probes once after a quiet tail; Documentation/library.md,
  * "Reliability"). Frame seq0 + i may go out
  * once frame i - window is done, which is what lets the switch reuse a
  * slot's other copy (Documentation/contract.md, W3 and S8).
@@ -21,6 +22,7 @@ struct pipe_state {
 	__u32 hi;	/* one past the latest frame with its result */
 	__u64 heard_us;	/* last frame from the switch (or the start) */
 	__u64 probe_us;	/* last probe sent */
+	int tlp;	/* a tail probe may go: none since the last result */
 };
 
 /**
@@ -117,6 +119,7 @@ static void pipe_rtt_update(struct optinc_comm *c, struct pipe_state *ps,
 	__u64 now = optinc_now_us();
 
 	ps->rx_us = now;
+	ps->tlp = 1;
 	if (!ps->sync_us)
 		ps->sync_us = now;
 	else if (!pd->resent && pd->first_us >= ps->sync_us)
@@ -225,6 +228,80 @@ static int pipe_retx(struct optinc_comm *c, const struct pipe_state *ps)
 	return n ? optinc_xmit(c, c->txp, n) : 0;
 }
 
+/*
+ * The tail probe (after TCP's, RFC 8985): once every frame of the phase
+ * is sent, nothing more is to come that could carry a hint about the last
+ * ones, so if no result has come for PTO since the last result (or the
+ * newest frame's sending), the newest frame without a result goes again,
+ * once until the next result. If its contribution was lost, it completes
+ * the slot; if its result was lost, the switch re-sends it; either result
+ * carries the hint for the frames before it. If the switch holds it and
+ * waits for another rank, the copy is dropped as a duplicate, and that
+ * rank's own probe is what ends the wait. PTO is retx_ms / 4: the floor
+ * of the timeout is what this network's and these hosts' jitter needs,
+ * and a spurious probe costs one frame, not a backed-off timeout. (A
+ * smoothed gap between results was tried: the wait for another rank's
+ * recovery is a gap too, and it raised PTO towards the timeout after
+ * every loss.) A frame the hint says is held probes at twice PTO, so the
+ * rank whose contribution is missing goes first. No probe is sent when
+ * the frame's own timeout comes as early. The probe does not back off
+ * the frame's timeout, and its round trip is no sample (Karn).
+ */
+static __u32 pipe_pto_us(const struct optinc_comm *c)
+{
+	return 1000 * c->cfg.retx_ms / OPTINC_TLP_DIV;
+}
+
+/* The frame to probe: the newest without a result, or -1. */
+static int pipe_tlp_frame(const struct optinc_comm *c,
+			  const struct optinc_phase *p,
+			  const struct pipe_state *ps)
+{
+	__u32 i;
+
+	if (!ps->tlp || ps->next < p->nframes)
+		return -1;
+	for (i = ps->next; i-- > ps->low;)
+		if (!c->pend[i % c->window].done)
+			return (int)i;
+	return -1;
+}
+
+static __u64 pipe_tlp_when(const struct optinc_comm *c,
+			   const struct optinc_phase *p,
+			   const struct pipe_state *ps)
+{
+	int i = pipe_tlp_frame(c, p, ps);
+	const struct optinc_pending *pd;
+	__u64 pto;
+
+	if (i < 0)
+		return ~0ULL;
+	pd = &c->pend[i % c->window];
+	pto = pipe_pto_us(c);
+	if (pto >= pd->backoff_us)
+		return ~0ULL;
+	return OPTINC_MAX(ps->rx_us, pd->sent_us) + (pto << pd->held);
+}
+
+static int pipe_tlp(struct optinc_comm *c, const struct optinc_phase *p,
+		    struct pipe_state *ps)
+{
+	int i = pipe_tlp_frame(c, p, ps);
+	struct optinc_pending *pd;
+
+	if (i < 0 || pipe_tlp_when(c, p, ps) > optinc_now_us())
+		return 0;
+	pd = &c->pend[i % c->window];
+	pd->resent = 1;
+	ps->tlp = 0;
+	c->st.tail_probes++;
+	c->st.retransmits++;
+	c->txp[0].buf = pipe_buf(c, i);
+	c->txp[0].len = pd->len;
+	return optinc_xmit(c, c->txp, 1);
+}
+
 static __u64 pipe_probe_us(const struct optinc_comm *c)
 {
 	return 1000ULL * c->fo.ms / OPTINC_PROBES;
@@ -263,6 +340,7 @@ static int pipe_probe(struct optinc_comm *c, struct pipe_state *ps)
 
 /* Milliseconds (rounded up) until a frame is to be sent again or fails. */
 static int pipe_wait_ms(const struct optinc_comm *c,
+			const struct optinc_phase *p,
 			const struct pipe_state *ps)
 {
 	__u64 now = optinc_now_us(), due = now + 1000ULL * c->cfg.timeout_ms;
@@ -271,6 +349,7 @@ static int pipe_wait_ms(const struct optinc_comm *c,
 	for (i = ps->low; i < ps->next; i++)
 		if (!c->pend[i % c->window].done)
 			due = OPTINC_MIN(due, pipe_when(c, ps, i));
+	due = OPTINC_MIN(due, pipe_tlp_when(c, p, ps));
 	if (c->fo.ms)
 		due = OPTINC_MIN(due, OPTINC_MAX(ps->heard_us, ps->probe_us) +
 				      pipe_probe_us(c));
@@ -394,7 +473,8 @@ static int pipe_rx(struct optinc_comm *c, const struct optinc_phase *p,
  */
 int optinc_pipe_run(struct optinc_comm *c, const struct optinc_phase *p)
 {
-	struct pipe_state ps = { .seq0 = c->seq, .rx_us = optinc_now_us() };
+	struct pipe_state ps = { .seq0 = c->seq, .rx_us = optinc_now_us(),
+				 .tlp = 1 };
 	int err = 0, n, k;
 
 	ps.heard_us = ps.rx_us;
@@ -402,13 +482,15 @@ int optinc_pipe_run(struct optinc_comm *c, const struct optinc_phase *p)
 		err = pipe_fill(c, p, &ps);
 		if (err)
 			break;
-		n = optinc_recv(c, pipe_wait_ms(c, &ps));
+		n = optinc_recv(c, pipe_wait_ms(c, p, &ps));
 		if (n < 0)
 			err = n;
 		for (k = 0; k < n && !err; k++)
 			err = pipe_rx(c, p, &ps, &c->rxp[k]);
 		if (!err)
 			err = pipe_retx(c, &ps);
+		if (!err)
+			err = pipe_tlp(c, p, &ps);
 		if (!err)
 			err = pipe_probe(c, &ps);
 	}

@@ -60,7 +60,7 @@ OPTS_SZ_0_2 = Opts.reserved0.offset + Opts.reserved0.size
 
 STATS_FIELDS = ("calls", "frames_sent", "frames_rcvd", "bytes_sent",
                 "bytes_rcvd", "retransmits", "dup_results", "frames_ignored",
-                "probes")
+                "probes", "tail_probes")
 
 
 class Stats(Structure):

@@ -21,6 +21,13 @@
 #define UDPSW_RX_LEN	65536
 #define UDPSW_SOCKBUF	(8 << 20)
 
+struct udpsw_drop {
+	int on;
+	enum udpsw_dir dir;
+	uint16_t rank;
+	uint32_t seq;
+};
+
 struct udpsw {
 	struct optinc_job job;
 	void *mem;
@@ -33,6 +40,7 @@ struct udpsw {
 	pthread_t thr;
 	pthread_mutex_t lock;	/* job state and stats */
 	struct udpsw_stats st;
+	struct udpsw_drop drop[UDPSW_DROPS];	/* one-shot drops */
 	uint8_t *rx, *tx;
 	uint32_t tx_len;
 };
@@ -51,6 +59,22 @@ static int udpsw_lose(struct udpsw *sw)
 		return 0;
 	sw->st.lost++;
 	return 1;
+}
+
+/* Is this the frame a one-shot drop waits for? Then it is lost (once). */
+static int udpsw_drop_hit(struct udpsw *sw, enum udpsw_dir dir, uint16_t rank,
+			  uint32_t seq)
+{
+	struct udpsw_drop *d;
+
+	for (d = sw->drop; d < sw->drop + UDPSW_DROPS; d++) {
+		if (!d->on || d->dir != dir || d->rank != rank || d->seq != seq)
+			continue;
+		d->on = 0;
+		sw->st.lost++;
+		return 1;
+	}
+	return 0;
 }
 
 /* Send the UDP payload of the Ethernet frame in sw->tx (@len bytes). */
@@ -78,6 +102,8 @@ static void udpsw_result(struct udpsw *sw, const struct optinc_slot *s,
 
 	if (len && sw->bad_scales && s->nscale)
 		sw->tx[OPTINC_FRAME_OVERHEAD] ^= 1;
+	if (udpsw_drop_hit(sw, UDPSW_RESULT, rank, s->seq))
+		return;
 	udpsw_send(sw, len, &sw->job.members[rank].ep);
 }
 
@@ -155,6 +181,9 @@ static void udpsw_rx(struct udpsw *sw, uint32_t len,
 	why = optinc_msg_parse(sw->rx, len, &m);
 	if (why != OPTINC_DROP_NONE) {
 		sw->st.drops[why]++;
+	} else if (m.type == OPTINC_T_DATA &&
+		   udpsw_drop_hit(sw, UDPSW_DATA, m.rank, m.seq)) {
+		return;
 	} else if (m.job != sw->job.id) {
 		sw->st.drops[OPTINC_DROP_NO_JOB]++;
 		if (m.type == OPTINC_T_JOIN)
@@ -266,6 +295,30 @@ int udpsw_start(const struct udpsw_opts *o, struct udpsw **out)
 	}
 	*out = sw;
 	return 0;
+}
+
+/*
+ * Lose the first @dir frame of @seq from (DATA) or to (RESULT) member
+ * @rank that comes after this call. Return: 0, or -ENOSPC when
+ * UDPSW_DROPS drops wait already.
+ */
+int udpsw_drop_once(struct udpsw *sw, enum udpsw_dir dir, uint16_t rank,
+		    uint32_t seq)
+{
+	struct udpsw_drop *d;
+	int err = -ENOSPC;
+
+	pthread_mutex_lock(&sw->lock);
+	for (d = sw->drop; d < sw->drop + UDPSW_DROPS; d++) {
+		if (d->on)
+			continue;
+		*d = (struct udpsw_drop){ .on = 1, .dir = dir, .rank = rank,
+					  .seq = seq };
+		err = 0;
+		break;
+	}
+	pthread_mutex_unlock(&sw->lock);
+	return err;
 }
 
 uint16_t udpsw_port(const struct udpsw *sw)

@@ -3,7 +3,7 @@
  * A test harness, not a datapath: a loopback UDP "switch" that runs one
  * job through the core's real state machine (optinc_job_rx) in a thread,
  * so that the library can be tested without DPDK or namespaces. It can
- * drop a share of the frames it receives and sends.
+ * drop a share of the frames it receives and sends, or chosen frames once.
  */
 #ifndef OPTINC_SELFTEST_UDPSWITCH_H
 #define OPTINC_SELFTEST_UDPSWITCH_H
@@ -31,8 +31,17 @@ struct udpsw_stats {
 
 struct udpsw;
 
+/* udpsw_drop_once(): which frame of a seq is lost */
+enum udpsw_dir {
+	UDPSW_DATA,	/* the member's DATA frame, on the way in */
+	UDPSW_RESULT,	/* the RESULT frame to the member */
+};
+#define UDPSW_DROPS	8	/* one-shot drops set at once */
+
 int udpsw_start(const struct udpsw_opts *o, struct udpsw **sw);
 uint16_t udpsw_port(const struct udpsw *sw);
+int udpsw_drop_once(struct udpsw *sw, enum udpsw_dir dir, uint16_t rank,
+		    uint32_t seq);
 void udpsw_get_stats(struct udpsw *sw, struct udpsw_stats *st);
 void udpsw_stop(struct udpsw *sw);
 

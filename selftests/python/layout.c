@@ -26,6 +26,7 @@ int main(void)
 	F(optinc_comm_stats, bytes_sent); F(optinc_comm_stats, bytes_rcvd);
 	F(optinc_comm_stats, retransmits); F(optinc_comm_stats, dup_results);
 	F(optinc_comm_stats, frames_ignored); F(optinc_comm_stats, probes);
+	F(optinc_comm_stats, tail_probes);
 	printf("codes %d %d %d %d %d %d %d %d\n", OPTINC_ERR_INVALID,
 	       OPTINC_ERR_NOMEM, OPTINC_ERR_TIMEOUT, OPTINC_ERR_REFUSED,
 	       OPTINC_ERR_RANGE, OPTINC_ERR_UNSUPPORTED, OPTINC_ERR_PROTO,

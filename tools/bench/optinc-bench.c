@@ -4,7 +4,8 @@
  * process per rank (started by optinc-testbed run, mpirun, ...); rank 0
  * prints the table with the nccl-tests formulas (algbw = S/t,
  * busbw = algbw * 2(n-1)/n) and, with -c, the error against a
- * double-precision reference of all ranks' inputs.
+ * double-precision reference of all ranks' inputs; with -P, percentiles of
+ * the call time over every rank's calls.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@
 struct bench_cfg {
 	size_t minb, maxb;
 	unsigned int factor, iters, warmup, bits, block;
-	int dtype, op, algo, check;
+	int dtype, op, algo, check, pct;
 	double tlimit;
 };
 
@@ -31,6 +32,8 @@ struct bench_row {
 	long bad;		/* -1: not checked */
 	double max_abs, ratio;
 	int same;		/* all ranks' results bit-identical */
+	double p50, p99, pmax;	/* -P: over every rank's timed calls (us) */
+	int32_t *t_us;		/* -P: this rank's call times */
 };
 
 static void bench_usage(void)
@@ -38,9 +41,10 @@ static void bench_usage(void)
 	fprintf(stderr,
 		"usage: optinc-bench [-b MINBYTES] [-e MAXBYTES] [-f FACTOR] [-n ITERS] [-w WARMUP]\n"
 		"                    [-d float|int] [-o avg|sum] [-a optinc|ring] [-c] [-T SECS]\n"
-		"                    [--bits 8|16] [--block N]\n"
+		"                    [--bits 8|16] [--block N] [-P]\n"
 		"  sizes take K, M, G suffixes (powers of 1024); -c checks every size against\n"
-		"  a double-precision reference; -T stops a size's iterations after SECS.\n"
+		"  a double-precision reference; -T stops a size's iterations after SECS;\n"
+		"  -P adds p50, p99 and the maximum of the call time over every rank's calls.\n"
 		"  Rank, size and switch come from the environment (OPTINC_*, mpirun, Slurm).\n");
 }
 
@@ -56,12 +60,13 @@ static int bench_parse(int argc, char **argv, struct bench_cfg *cfg)
 		{ "bits", required_argument, NULL, 'B' },
 		{ "block", required_argument, NULL, 'K' },
 		{ "check", no_argument, NULL, 'c' },
+		{ "percentiles", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, err = 0;
 
-	while ((c = getopt_long(argc, argv, "b:e:f:n:w:d:o:a:cT:h", lopts,
+	while ((c = getopt_long(argc, argv, "b:e:f:n:w:d:o:a:cPT:h", lopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'b': err |= refdata_parse_size(optarg, &cfg->minb); break;
@@ -82,6 +87,7 @@ static int bench_parse(int argc, char **argv, struct bench_cfg *cfg)
 					       "ring", OPTINC_ALGO_RING);
 			break;
 		case 'c': cfg->check = 1; break;
+		case 'P': cfg->pct = 1; break;
 		case 'T': cfg->tlimit = atof(optarg); break;
 		case 'B': cfg->bits = atoi(optarg); break;
 		case 'K': cfg->block = atoi(optarg); break;
@@ -146,7 +152,11 @@ static int bench_loop(struct optinc_comm *comm, const struct bench_cfg *cfg,
 	for (i = 0; i < cfg->iters && !flag; i++) {
 		t0 = bench_now();
 		err = bench_ar(comm, in, out, count, cfg->dtype, cfg->op);
-		t += bench_now() - t0;
+		t0 = bench_now() - t0;
+		t += t0;
+		if (row->t_us)
+			row->t_us[i] = t0 * 1e6 > INT32_MAX / 64 ?
+				       INT32_MAX / 64 : (int32_t)(t0 * 1e6);
 		if (!err && cfg->tlimit > 0) {
 			flag = t >= cfg->tlimit;
 			err = bench_isum(comm, &flag, 1);
@@ -168,6 +178,39 @@ static int bench_mean_time(struct optinc_comm *comm, struct bench_row *row)
 
 	if (!err)
 		row->us = (double)us / optinc_comm_size(comm);
+	return err;
+}
+
+static int bench_cmp_i32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * -P: every rank's call times to rank 0 (an exact integer sum of arrays
+ * where each rank fills its own part), then percentiles by nearest rank.
+ */
+static int bench_percentiles(struct optinc_comm *comm, struct bench_row *row)
+{
+	int rank = optinc_comm_rank(comm), size = optinc_comm_size(comm);
+	size_t n = (size_t)size * row->iters;
+	int32_t *all = calloc(n, sizeof(*all));
+	int err;
+
+	if (!all)
+		return -ENOMEM;
+	memcpy(all + (size_t)rank * row->iters, row->t_us,
+	       row->iters * sizeof(*all));
+	err = bench_isum(comm, all, n);
+	if (!err) {
+		qsort(all, n, sizeof(*all), bench_cmp_i32);
+		row->p50 = all[(n * 50 + 99) / 100 - 1];
+		row->p99 = all[(n * 99 + 99) / 100 - 1];
+		row->pmax = all[n - 1];
+	}
+	free(all);
 	return err;
 }
 
@@ -227,10 +270,12 @@ static void bench_header(const struct bench_cfg *cfg, struct optinc_comm *comm)
 	       cfg->dtype == OPTINC_INT32 ? "int32" : "float32",
 	       cfg->op == OPTINC_AVG ? "avg" : "sum", cfg->bits, cfg->block,
 	       cfg->iters, cfg->warmup, cfg->check ? ", checked" : "");
-	printf("# %12s %11s %11s %9s %9s %12s %7s %9s %9s %4s\n", "size(B)",
+	printf("# %12s %11s %11s %9s %9s %12s %7s %9s %9s %4s", "size(B)",
 	       "count", "time(us)", "algbw", "busbw", "sent/rank", "sent/S",
 	       "max|err|", "err/bound", "same");
-	printf("# %12s %11s %11s %9s %9s %12s %7s %9s %9s %4s\n", "", "",
+	if (cfg->pct)
+		printf(" %10s %10s %10s", "p50(us)", "p99(us)", "max(us)");
+	printf("\n# %12s %11s %11s %9s %9s %12s %7s %9s %9s %4s\n", "", "",
 	       "", "(GB/s)", "(GB/s)", "(B/call)", "", "", "", "");
 }
 
@@ -242,19 +287,23 @@ static void bench_print(const struct bench_row *r, int size)
 	       r->count, r->us, algbw, algbw * 2 * (size - 1) / size, r->sent,
 	       r->sent / r->bytes);
 	if (r->bad < 0)
-		printf(" %9s %9s %4s\n", "-", "-", "-");
+		printf(" %9s %9s %4s", "-", "-", "-");
 	else
-		printf(" %9.3g %9.3f %4s%s\n", r->max_abs, r->ratio,
-		       r->same ? "yes" : "NO", r->bad ? "  WRONG" : "");
+		printf(" %9.3g %9.3f %4s", r->max_abs, r->ratio,
+		       r->same ? "yes" : "NO");
+	if (r->t_us)
+		printf(" %10.0f %10.0f %10.0f", r->p50, r->p99, r->pmax);
+	printf("%s\n", r->bad > 0 ? "  WRONG" : "");
 	fflush(stdout);
 }
 
 static int bench_sizes(struct optinc_comm *comm, const struct bench_cfg *cfg,
 		       const void *in, void *out)
 {
+	int32_t *t_us = cfg->pct ? calloc(cfg->iters, sizeof(*t_us)) : NULL;
 	struct bench_row row;
 	unsigned int i;
-	int err = 0, wrong = 0;
+	int err = cfg->pct && !t_us ? -ENOMEM : 0, wrong = 0;
 	size_t b;
 
 	for (b = cfg->minb; b <= cfg->maxb && !err; b *= cfg->factor) {
@@ -262,11 +311,14 @@ static int bench_sizes(struct optinc_comm *comm, const struct bench_cfg *cfg,
 		row.bytes = b / 4 * 4;
 		row.count = b / 4;
 		row.bad = -1;
+		row.t_us = t_us;
 		for (i = 0; i < cfg->warmup && !err; i++)
 			err = bench_ar(comm, in, out, row.count, cfg->dtype,
 				       cfg->op);
 		err = err ?: bench_loop(comm, cfg, in, out, row.count, &row) ?:
 		      bench_mean_time(comm, &row);
+		if (!err && t_us)
+			err = bench_percentiles(comm, &row);
 		if (!err && cfg->check)
 			err = bench_check(comm, cfg, out, &row);
 		if (err)
@@ -275,6 +327,7 @@ static int bench_sizes(struct optinc_comm *comm, const struct bench_cfg *cfg,
 			bench_print(&row, optinc_comm_size(comm));
 		wrong |= row.bad > 0 || (cfg->check && !row.same);
 	}
+	free(t_us);
 	return err ?: wrong ? -EDOM : 0;
 }
 

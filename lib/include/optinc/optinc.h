@@ -160,6 +160,8 @@ struct optinc_comm_stats {
 	uint64_t frames_ignored;	/* other frames not meant for a call */
 	uint64_t probes;	/* JOINs sent (and counted in frames_sent) to
 				 * ask a silent switch whether it is there */
+	uint64_t tail_probes;	/* a phase's newest frame sent again after a
+				 * quiet tail (counted in retransmits too) */
 };
 
 /* OPTINC_LIB_VERSION_CODE of the library actually loaded */
