@@ -3,8 +3,8 @@
  * Sending a phase's frames through the switch: a sliding window of frames
  * in flight, results matched to frames by seq, retransmission (at once when
  * a later result's hint says a frame or its result was lost, else on an
- * adaptive timeout with exponential back-off; a phase's newest frame
- * probes once after a quiet tail; Documentation/library.md,
+ * adaptive timeout with exponential back-off; the newest frame without
+ * a result probes once after a quiet spell; Documentation/library.md,
  * "Reliability"). Frame seq0 + i may go out
  * once frame i - window is done, which is what lets the switch reuse a
  * slot's other copy (Documentation/contract.md, W3 and S8).
@@ -229,11 +229,13 @@ static int pipe_retx(struct optinc_comm *c, const struct pipe_state *ps)
 }
 
 /*
- * The tail probe (after TCP's, RFC 8985): once every frame of the phase
- * is sent, nothing more is to come that could carry a hint about the last
- * ones, so if no result has come for PTO since the last result (or the
- * newest frame's sending), the newest frame without a result goes again,
- * once until the next result. If its contribution was lost, it completes
+ * The tail probe (after TCP's, RFC 8985). A rank waits only when nothing
+ * more may be sent: every frame of the phase is out, or the window is
+ * full. Then no later frame is to come whose result could carry a hint
+ * about the last ones (the tail of a phase, or the frame a full window
+ * waits for), so if no result has come for PTO since the last result (or
+ * the newest frame's sending), the newest frame without a result goes
+ * again, once until the next result. If its contribution was lost, it completes
  * the slot; if its result was lost, the switch re-sends it; either result
  * carries the hint for the frames before it. If the switch holds it and
  * waits for another rank, the copy is dropped as a duplicate, and that
@@ -254,12 +256,11 @@ static __u32 pipe_pto_us(const struct optinc_comm *c)
 
 /* The frame to probe: the newest without a result, or -1. */
 static int pipe_tlp_frame(const struct optinc_comm *c,
-			  const struct optinc_phase *p,
 			  const struct pipe_state *ps)
 {
 	__u32 i;
 
-	if (!ps->tlp || ps->next < p->nframes)
+	if (!ps->tlp)
 		return -1;
 	for (i = ps->next; i-- > ps->low;)
 		if (!c->pend[i % c->window].done)
@@ -268,10 +269,9 @@ static int pipe_tlp_frame(const struct optinc_comm *c,
 }
 
 static __u64 pipe_tlp_when(const struct optinc_comm *c,
-			   const struct optinc_phase *p,
 			   const struct pipe_state *ps)
 {
-	int i = pipe_tlp_frame(c, p, ps);
+	int i = pipe_tlp_frame(c, ps);
 	const struct optinc_pending *pd;
 	__u64 pto;
 
@@ -284,13 +284,12 @@ static __u64 pipe_tlp_when(const struct optinc_comm *c,
 	return OPTINC_MAX(ps->rx_us, pd->sent_us) + (pto << pd->held);
 }
 
-static int pipe_tlp(struct optinc_comm *c, const struct optinc_phase *p,
-		    struct pipe_state *ps)
+static int pipe_tlp(struct optinc_comm *c, struct pipe_state *ps)
 {
-	int i = pipe_tlp_frame(c, p, ps);
+	int i = pipe_tlp_frame(c, ps);
 	struct optinc_pending *pd;
 
-	if (i < 0 || pipe_tlp_when(c, p, ps) > optinc_now_us())
+	if (i < 0 || pipe_tlp_when(c, ps) > optinc_now_us())
 		return 0;
 	pd = &c->pend[i % c->window];
 	pd->resent = 1;
@@ -340,7 +339,6 @@ static int pipe_probe(struct optinc_comm *c, struct pipe_state *ps)
 
 /* Milliseconds (rounded up) until a frame is to be sent again or fails. */
 static int pipe_wait_ms(const struct optinc_comm *c,
-			const struct optinc_phase *p,
 			const struct pipe_state *ps)
 {
 	__u64 now = optinc_now_us(), due = now + 1000ULL * c->cfg.timeout_ms;
@@ -349,7 +347,7 @@ static int pipe_wait_ms(const struct optinc_comm *c,
 	for (i = ps->low; i < ps->next; i++)
 		if (!c->pend[i % c->window].done)
 			due = OPTINC_MIN(due, pipe_when(c, ps, i));
-	due = OPTINC_MIN(due, pipe_tlp_when(c, p, ps));
+	due = OPTINC_MIN(due, pipe_tlp_when(c, ps));
 	if (c->fo.ms)
 		due = OPTINC_MIN(due, OPTINC_MAX(ps->heard_us, ps->probe_us) +
 				      pipe_probe_us(c));
@@ -482,7 +480,7 @@ int optinc_pipe_run(struct optinc_comm *c, const struct optinc_phase *p)
 		err = pipe_fill(c, p, &ps);
 		if (err)
 			break;
-		n = optinc_recv(c, pipe_wait_ms(c, p, &ps));
+		n = optinc_recv(c, pipe_wait_ms(c, &ps));
 		if (n < 0)
 			err = n;
 		for (k = 0; k < n && !err; k++)
@@ -490,7 +488,7 @@ int optinc_pipe_run(struct optinc_comm *c, const struct optinc_phase *p)
 		if (!err)
 			err = pipe_retx(c, &ps);
 		if (!err)
-			err = pipe_tlp(c, p, &ps);
+			err = pipe_tlp(c, &ps);
 		if (!err)
 			err = pipe_probe(c, &ps);
 	}

@@ -4,7 +4,8 @@
  * (or its result) is lost once, on purpose, and the call must finish in
  * well under the retransmission timeout's floor (retx_ms), by the tail
  * probe, with the right result. Ranks are threads; int32 SUM calls have
- * one phase, of 3 frames or of 1.
+ * one phase, of 3 frames, of 1, or of 8 through a window of 4 (the frame
+ * a full window waits for is a tail too: nothing is sent after it).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,8 @@
 #define LIMIT_MS	(RETX_MS * 3 / 4)
 #define MTU		1028	/* 1028 - 28 - 32 = 968 bytes: 242 int32 a frame */
 #define PER_FRAME	242
-#define WARMUP		8	/* calls before the cases: the gap estimate settles */
+#define WARMUP		8	/* calls before the cases */
+#define WINDOW		4
 
 struct tail_case {
 	const char *name;
@@ -48,9 +50,11 @@ static const struct tail_case cases[] = {
 	  { { UDPSW_DATA, 0, 0 } }, 1 },
 	{ "the only frame of a one-frame phase, RESULT to rank 2 lost", 100,
 	  { { UDPSW_RESULT, 2, 0 } }, 1 },
+	{ "a full window waits for frame 0 of rank 1, lost twice (the hint's fast retransmission too)",
+	  8 * PER_FRAME - 5, { { UDPSW_DATA, 1, 0 }, { UDPSW_DATA, 1, 0 } }, 2 },
 };
 #define NCASES	(sizeof(cases) / sizeof(cases[0]))
-#define MAXCOUNT	(3 * PER_FRAME)
+#define MAXCOUNT	(8 * PER_FRAME)
 
 struct tail_ctx {
 	pthread_barrier_t bar;		/* each case starts on every rank at once */
@@ -155,7 +159,7 @@ int main(void)
 		return tap_done();
 	}
 	OPTINC_OPTS(o, .switch_addr = addr, .retx_ms = RETX_MS, .mtu = MTU,
-		    .block = 64, .timeout_ms = 20000);
+		    .block = 64, .window = WINDOW, .timeout_ms = 20000);
 	ok = !ranks_run(rr, N_RANKS, &o, tail_rank, &ctx);
 	udpsw_get_stats(sw, &ss);
 	udpsw_stop(sw);

@@ -3,7 +3,8 @@
 # optinc-io-bench (optinc's frames without the float work, through optincd
 # or reflected by a forwarder) and,
 # when Open MPI's mpicc is there, optinc-mpi-bench (MPI_Allreduce, same
-# table); `make bench` runs tools/bench/optinc-bench.sh.
+# table); `make bench` runs tools/bench/optinc-bench.sh, `make bench-tail`
+# tools/bench/tail-bench.sh.
 
 BENCH := $(O)/bin/optinc-bench
 BENCH_OBJ := $(O)/tools/bench/optinc-bench.o
@@ -63,6 +64,12 @@ endif
 
 bench: all
 	$(Q)O=$(O) tools/bench/optinc-bench.sh
+
+# make bench-tail [TAIL_ARGS='-B OTHER/build ...']: call time under loss
+# (p50/p99, Documentation/reliability.md, "Tail loss")
+.PHONY: bench-tail
+bench-tail: all
+	$(Q)O=$(O) tools/bench/tail-bench.sh $(TAIL_ARGS)
 
 # optinc-codec-bench: the codec's stages per instruction-set path vs memcpy
 CODEC_BENCH := $(O)/bin/optinc-codec-bench

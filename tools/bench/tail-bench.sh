@@ -25,7 +25,7 @@ BENCH=$O/bin/optinc-bench
 SIZES="4 8"
 BYTES="1M 16M"
 LOSSES="0 1 5"
-ITERS=200
+ITERS="200 40"
 WARMUP=3
 TLIMIT=60
 BASE=
@@ -40,7 +40,8 @@ usage: tail-bench.sh [-N 'SIZES'] [-s 'BYTES'] [-l 'LOSSES'] [-n ITERS]
   -N  numbers of ranks (default "$SIZES")
   -s  call sizes in bytes, K/M suffixes (default "$BYTES")
   -l  loss in percent, each way, on every server's link (default "$LOSSES")
-  -n  timed calls per case (default $ITERS); -w warm-up calls ($WARMUP)
+  -n  timed calls per case, one number per size of -s (the last one
+      for the sizes after; default "$ITERS"); -w warm-up calls ($WARMUP)
   -T  stop a case's timed calls after SECS (default $TLIMIT)
   -B  build directory of the tree to compare with ("before"): its
       lib/liboptinc.so.0 runs the same cases just before this tree's
@@ -69,6 +70,8 @@ while [ $# -gt 0 ]; do
 	*) usage >&2; exit 2 ;;
 	esac
 done
+read -ra ITERA <<<"$ITERS"
+[ ${#ITERA[@]} -gt 0 ] || die "-n: no number"
 [ "$(id -u)" = 0 ] || die "needs root (network namespaces)"
 [ -x "$BENCH" ] || die "$BENCH is not built (make)"
 command -v nft >/dev/null || die "needs nft (Debian's nftables)"
@@ -112,16 +115,16 @@ def find(o, k):
 print(*(find(d, k) or 0 for k in ("duplicate", "resends", "slots_completed")))'
 }
 
-# run LIBDIR BYTES: "mean p50 p99 max" in ms and the frames the switch
+# run LIBDIR BYTES ITERS: "mean p50 p99 max" in ms and the frames the switch
 # refused as duplicates or answered again per 100 slots, or "fail";
 # LIBDIR empty: this tree.
 run() {
-	local lib=$1 b=$2 line
+	local lib=$1 b=$2 iters=$3 line
 	local -a c0 c1
 
 	read -ra c0 < <(sw_counts)
 	line=$(LD_LIBRARY_PATH=$lib "$TESTBED" run --tb "$TB" -q -t "$LIMIT" \
-		"$BENCH" -P -b "$b" -e "$b" -n "$ITERS" -w "$WARMUP" -T "$TLIMIT" \
+		"$BENCH" -P -b "$b" -e "$b" -n "$iters" -w "$WARMUP" -T "$TLIMIT" \
 		2>>"$TMP/err" | grep -v '^#' | tail -n 1)
 	read -ra c1 < <(sw_counts)
 	echo "$line" >>"$TMP/rows"
@@ -141,7 +144,7 @@ cell() {	# before after column: "b -> a"
 
 {
 	echo "tail-bench.sh on $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) CPUs, load average at the start $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "optinc-bench -P: float32 avg, bits 8, $ITERS timed calls (at most ${TLIMIT} s) after $WARMUP warm-up, per case; times over every rank's calls"
+	echo "optinc-bench -P: float32 avg, bits 8; timed calls per case (at most ${TLIMIT} s) for sizes $BYTES: $ITERS, after $WARMUP warm-up; times over every rank's calls"
 	[ -n "$BASE" ] && echo "before: liboptinc of $BASE; after: $O (same optinc-bench, same optincd)"
 	echo
 	if [ -n "$BASE" ]; then
@@ -157,10 +160,13 @@ for n in $SIZES; do
 		{ cat "$TMP/up" >&2; die "testbed of $n servers did not come up"; }
 	for l in $LOSSES; do
 		loss "$n" "$l" || die "cannot set $l % loss"
+		k=0
 		for b in $BYTES; do
+			it=${ITERA[k]:-${ITERA[${#ITERA[@]} - 1]}}
+			k=$((k + 1))
 			bf=()
-			[ -n "$BASE" ] && read -ra bf < <(run "$BASE/lib" "$b")
-			read -ra af < <(run "" "$b")
+			[ -n "$BASE" ] && read -ra bf < <(run "$BASE/lib" "$b" "$it")
+			read -ra af < <(run "" "$b" "$it")
 			[ "${af[0]}" = fail ] || { [ -n "$BASE" ] && [ "${bf[0]}" = fail ]; } &&
 				{ cat "$TMP/err" >&2; die "N $n, $b, $l %: a run failed"; }
 			echo "| $n | $b | $l % | $(cell "${bf[1]:-}" "${af[1]}") | $(cell "${bf[2]:-}" "${af[2]}") | $(cell "${bf[3]:-}" "${af[3]}") | $(cell "${bf[0]:-}" "${af[0]}") | $(cell "${bf[4]:-}" "${af[4]}") |" |
