@@ -100,19 +100,9 @@ loss() {
 
 # optincd's counters of job 1: "duplicate resends slots_completed".
 sw_counts() {
-	"$TESTBED" tel --tb "$TB" /optinc/job,1 | python3 -c '
-import json, sys
-d = json.loads(sys.stdin.readline())["/optinc/job"]
-def find(o, k):
-    if isinstance(o, dict):
-        if k in o and not isinstance(o[k], dict):
-            return o[k]
-        for v in o.values():
-            r = find(v, k)
-            if r is not None:
-                return r
-    return None
-print(*(find(d, k) or 0 for k in ("duplicate", "resends", "slots_completed")))'
+	"$TESTBED" tel --tb "$TB" /optinc/job,1 | python3 -c 'import json, sys
+j = json.loads(sys.stdin.readline())["/optinc/job"]
+print(j["drops"]["duplicate"], j["resends"], j["slots_completed"])'
 }
 
 # run LIBDIR BYTES ITERS: "mean p50 p99 max" in ms and the frames the switch
