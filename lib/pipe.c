@@ -235,19 +235,21 @@ static int pipe_retx(struct optinc_comm *c, const struct pipe_state *ps)
  * about the last ones (the tail of a phase, or the frame a full window
  * waits for), so if no result has come for PTO since the last result (or
  * the newest frame's sending), the newest frame without a result goes
- * again, once until the next result. If its contribution was lost, it completes
- * the slot; if its result was lost, the switch re-sends it; either result
- * carries the hint for the frames before it. If the switch holds it and
- * waits for another rank, the copy is dropped as a duplicate, and that
- * rank's own probe is what ends the wait. PTO is retx_ms / 4: the floor
- * of the timeout is what this network's and these hosts' jitter needs,
- * and a spurious probe costs one frame, not a backed-off timeout. (A
- * smoothed gap between results was tried: the wait for another rank's
- * recovery is a gap too, and it raised PTO towards the timeout after
- * every loss.) A frame the hint says is held probes at twice PTO, so the
- * rank whose contribution is missing goes first. No probe is sent when
- * the frame's own timeout comes as early. The probe does not back off
- * the frame's timeout, and its round trip is no sample (Karn).
+ * again, once until the next result. If its contribution was lost, the
+ * copy completes the slot; if its result was lost, the switch re-sends
+ * it; either result carries the hint for the frames before it. If the
+ * switch holds it and waits for another rank, the copy is dropped as a
+ * duplicate, and that rank's own probe is what ends the wait.
+ *
+ * PTO is retx_ms / 4: the timeout's floor is what the jitter of this
+ * network and these hosts needs, and a spurious probe costs one frame,
+ * not a backed-off timeout. (A smoothed gap between results was tried:
+ * the wait for another rank's recovery is a gap too, and it pushed PTO
+ * towards the timeout after every loss.) A frame the hint says is held
+ * probes at twice PTO, so the rank whose contribution is missing goes
+ * first. No probe is sent when the frame's own timeout comes as early;
+ * the probe does not back that timeout off, and its round trip is no
+ * sample (Karn).
  */
 static __u32 pipe_pto_us(const struct optinc_comm *c)
 {
@@ -286,11 +288,12 @@ static __u64 pipe_tlp_when(const struct optinc_comm *c,
 
 static int pipe_tlp(struct optinc_comm *c, struct pipe_state *ps)
 {
-	int i = pipe_tlp_frame(c, ps);
 	struct optinc_pending *pd;
+	int i;
 
-	if (i < 0 || pipe_tlp_when(c, ps) > optinc_now_us())
+	if (pipe_tlp_when(c, ps) > optinc_now_us())
 		return 0;
+	i = pipe_tlp_frame(c, ps);
 	pd = &c->pend[i % c->window];
 	pd->resent = 1;
 	ps->tlp = 0;
