@@ -215,11 +215,13 @@ static int pipe_retx(struct optinc_comm *c, const struct pipe_state *ps)
 			return pipe_timeout(c, ps->seq0 + i);
 		if (pipe_when(c, ps, i) > now)
 			continue;
+		if (!pd->kick)	/* a timeout; a hint's loss report is none */
+			pd->backoff_us = OPTINC_MIN(2 * pd->backoff_us,
+						    pipe_cap_us(c));
 		pd->resent = 1;
 		pd->kick = 0;
 		pd->later = 0;
 		pd->sent_us = now;
-		pd->backoff_us = OPTINC_MIN(2 * pd->backoff_us, pipe_cap_us(c));
 		c->txp[n].buf = pipe_buf(c, i);
 		c->txp[n].len = pd->len;
 		n++;
