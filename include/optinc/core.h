@@ -216,6 +216,10 @@ enum optinc_verdict optinc_job_rx(struct optinc_job *job,
 int optinc_job_is_member(const struct optinc_job *job,
 			 const struct optinc_msg *m,
 			 const struct optinc_endpoint *src);
+__u32 optinc_build_result_hdr(void *frame, __u32 room,
+			      const struct optinc_job *job,
+			      const struct optinc_slot *s,
+			      const struct optinc_endpoint *sw, __u16 rank);
 __u32 optinc_build_result(void *frame, __u32 room,
 			  const struct optinc_job *job,
 			  const struct optinc_slot *s,
