@@ -170,7 +170,7 @@ void optinc_job_advance(struct optinc_job *job, __u32 upto)
 void optinc_job_hint(const struct optinc_job *job, __u32 seq, __u16 rank,
 		     struct optinc_msg *m)
 {
-	__u32 o = job->low, k;
+	__u32 o = job->low, k, slot, copy;
 	const struct optinc_slot *s;
 
 	m->held = 0;
@@ -181,10 +181,17 @@ void optinc_job_hint(const struct optinc_job *job, __u32 seq, __u16 rank,
 		return;
 	}
 	m->aux = OPTINC_HINT_ON | ((seq - o) & OPTINC_HINT_DIST);
+	/* agg_copy(job, o + k), stepped: no division per k (per result frame) */
+	slot = o % job->window;
+	copy = (o / job->window) & 1;
 	for (k = 0; k < OPTINC_HINT_SPAN; k++) {
-		s = agg_copy(job, o + k);
+		s = &job->slots[2u * slot + copy];
 		if (agg_waiting(s, o + k) && (s->bitmap >> rank & 1))
 			m->held |= 1u << k;
+		if (++slot == job->window) {
+			slot = 0;
+			copy ^= 1;
+		}
 	}
 }
 
