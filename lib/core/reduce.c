@@ -25,6 +25,7 @@ __u32 optinc_avg_rhe(__u32 sum, __u32 members)
 	return q;
 }
 
+OI_SIMD_CLONES
 void optinc_acc_load(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 {
 	__u16 *a16 = optinc_acc_u16(acc);
@@ -71,6 +72,7 @@ void optinc_acc_load(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 	}
 }
 
+OI_SIMD_CLONES
 void optinc_acc_fold(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 {
 	__u16 *a16 = optinc_acc_u16(acc);
@@ -146,6 +148,7 @@ __u8 optinc_result_bits(enum optinc_kind k)
  * 8-bit sum a <= 255 N has floor(a / N) = (a m) >> k, since the excess
  * a (m N - 2^k) / (N 2^k) < 255 N / 2^k stays below 1/N.
  */
+OI_SIMD_CLONES
 static void finish_avg8(const __u16 *acc, __u32 n, __u16 members, __u8 *dst)
 {
 	__u32 i, k = 16, m;
