@@ -26,4 +26,5 @@ $(OPTINCD): $(OPTINCD_OBJS) $(CORE_LIB)
 BINS += $(OPTINCD)
 ALL_TARGETS += $(OPTINCD)
 
-TEST_PROGS += selftests/daemon/options.sh selftests/daemon/datapath.sh
+TEST_PROGS += selftests/daemon/options.sh selftests/daemon/datapath.sh \
+	      selftests/daemon/line.sh
