@@ -258,6 +258,31 @@ int optinc_job_is_member(const struct optinc_job *job,
 	return ep->ip == src->ip && ep->port == src->port;
 }
 
+static enum optinc_verdict agg_complete(struct optinc_job *job,
+					struct optinc_slot *s, __u32 seq)
+{
+	s->done = 1;
+	optinc_job_advance(job, seq);
+	return OPTINC_V_COMPLETE;
+}
+
+/*
+ * The contribution that completes a slot (same shape, no uplink): folded
+ * and finished in one pass over the accumulators, the same bits as
+ * agg_fold() then optinc_acc_finish().
+ */
+static enum optinc_verdict agg_last(struct optinc_job *job,
+				    struct optinc_slot *s,
+				    const struct optinc_msg *m, __u64 bit)
+{
+	s->mixed |= !!(m->flags & OPTINC_F_MIXED);
+	s->bitmap |= bit;
+	s->res_len = optinc_acc_fold_finish(s->kind, s->acc, m->elems, s->count,
+					    optinc_cascade_members(job, s->kind),
+					    job->table, s->res);
+	return agg_complete(job, s, m->seq);
+}
+
 static enum optinc_verdict agg_data(struct optinc_job *job,
 				    const struct optinc_msg *m,
 				    const struct optinc_endpoint *src,
@@ -304,6 +329,10 @@ static enum optinc_verdict agg_data(struct optinc_job *job,
 		*why = OPTINC_DROP_DUPLICATE;
 		if (s->bitmap & bit)
 			return OPTINC_V_DROP;
+		*why = OPTINC_DROP_NONE;
+		if ((s->bitmap | bit) == agg_full(job) && !job->up &&
+		    agg_same_shape(s, m))
+			return agg_last(job, s, m, bit);
 		agg_fold(s, m);
 	}
 	*why = OPTINC_DROP_NONE;
@@ -318,9 +347,7 @@ static enum optinc_verdict agg_data(struct optinc_job *job,
 	s->res_len = optinc_acc_finish(s->kind, s->acc, s->count,
 				       optinc_cascade_members(job, s->kind),
 				       job->table, s->res);
-	s->done = 1;
-	optinc_job_advance(job, m->seq);
-	return OPTINC_V_COMPLETE;
+	return agg_complete(job, s, m->seq);
 }
 
 /**
