@@ -52,6 +52,7 @@ vdevs() {
 optincd_up() {
 	local i
 
+	rm -f "$T_TMP"/m*.sock	# a switch that died leaves its sockets
 	"$OPTINCD" -l 0 --no-huge -m $((256 + 32 * $1)) --no-pci \
 		--file-prefix "${PFX}sw" $(vdevs "$1" server) -- \
 		--addr 10.77.0.254 --job "$2" >"$T_TMP/sw.log" 2>&1 &
@@ -69,6 +70,7 @@ optincd_up() {
 testpmd_up() {
 	local i
 
+	rm -f "$T_TMP"/m*.sock
 	"$TESTPMD" --lcores 0@0,1@0 --no-huge -m 512 --no-pci \
 		--file-prefix "${PFX}sw" $(vdevs "$1" server) -- \
 		--forward-mode=io --port-topology=loop --auto-start \

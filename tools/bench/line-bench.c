@@ -885,10 +885,37 @@ static void lb_report(const struct lb_ctx *x, const struct lb_mark *t0,
 	       t1->st.rx, t1->st.dup, t1->st.retx, t1->st.other);
 }
 
+/*
+ * Leave the switch idle before disconnecting: DPDK 22.11's memif unmaps
+ * the shared memory in its control thread while the peer's lcore may be
+ * in a burst on it (a switch sending results when the client goes away
+ * was seen to crash). Take what still comes, until 50 ms of silence.
+ */
+static void lb_drain(struct lb_ctx *x)
+{
+	uint64_t quiet = x->tsc_hz / 20, end = rte_get_tsc_cycles() + x->tsc_hz;
+	uint64_t last = rte_get_tsc_cycles(), now;
+	struct rte_mbuf *pkts[LB_BURST];
+	uint16_t i, k, nb;
+
+	do {
+		now = rte_get_tsc_cycles();
+		for (i = 0; i < x->nb_ports; i++) {
+			nb = rte_eth_rx_burst(x->ports[i].id, 0, pkts, LB_BURST);
+			for (k = 0; k < nb; k++)
+				rte_pktmbuf_free(pkts[k]);
+			if (nb)
+				last = now;
+		}
+	} while (now - last < quiet && now < end);
+}
+
 static void lb_close(struct lb_ctx *x)
 {
 	uint16_t i;
 
+	if (x->nb_ports && x->tsc_hz)
+		lb_drain(x);
 	for (i = 0; i < x->nb_ports; i++) {
 		rte_eth_dev_stop(x->ports[i].id);
 		rte_eth_dev_close(x->ports[i].id);
