@@ -2,6 +2,7 @@
 /* Ports: set-up of every EAL port, per-port mbuf pools, buffered transmit. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
@@ -149,6 +150,19 @@ static int port_queues(struct optinc_port *p, const struct rte_eth_dev_info *inf
 	return ret;
 }
 
+/*
+ * Results go out chained (agg.c) on ports that take chains, unless the
+ * environment says OPTINCD_TX_CHAIN=0: every frame then built whole, for
+ * comparing the two (tools/bench/line-bench.sh, mode copy) or for a PMD
+ * that mishandles chains.
+ */
+static bool port_chain_allowed(void)
+{
+	const char *v = getenv("OPTINCD_TX_CHAIN");
+
+	return !v || strcmp(v, "0");
+}
+
 static int port_init(struct optinc_port *p, const struct optinc_conf *c)
 {
 	struct rte_eth_conf conf = { 0 };
@@ -166,7 +180,8 @@ static int port_init(struct optinc_port *p, const struct optinc_conf *c)
 	p->max_frame = port_max_frame(&info);
 	p->mtu = port_mtu(p, &info, c->mtu);
 	conf.rxmode.mtu = p->mtu;
-	p->tx_chain = !!(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
+	p->tx_chain = !!(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) &&
+		      port_chain_allowed();
 	if (p->tx_chain)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	ret = rte_eth_dev_configure(p->id, 1, 1, &conf);

@@ -3,8 +3,9 @@
 # line-bench.sh: optincd measured as a whole without veth. For each N, -R
 # rounds of: optinc-line-bench (N members, one net_memif port each) against
 # dpdk-testpmd io forwarding (the I/O limit of the same ports), against
-# optincd in exact mode and against optincd in onn mode (models/onn-nN.tbl,
-# or an exactly filled table where no model is shipped), each switch on
+# optincd in exact mode, in onn mode (models/onn-nN.tbl, or an exactly
+# filled table where no model is shipped) and, mode copy, in exact mode
+# with every result frame built whole (OPTINCD_TX_CHAIN=0), each switch on
 # CPU 0 and the generator on CPU 1. Prints frames/s into the switch,
 # elements/s, Gbit/s in, the switch's CPU cycles per input frame, and the
 # ratios optincd/testpmd and onn/exact of the same round; medians (and
@@ -25,7 +26,7 @@ TESTPMD=${TESTPMD:-dpdk-testpmd}
 PY=/usr/bin/python3
 
 SIZES="2 4 8 16"
-MODES="testpmd exact onn"
+MODES="testpmd exact onn copy"
 FRAMES=40000 WARMUP=4000 ROUNDS=3 WINDOW=64 LCORES=1
 SW_CPU=0 GEN_CPU=1
 OUT=$ROOT/Documentation/bench-results.md
@@ -37,7 +38,7 @@ usage: line-bench.sh [-N 'SIZES'] [-m 'MODES'] [-f FRAMES] [-w WARMUP]
                      [-R ROUNDS] [-W WINDOW] [-L LCORES] [-a 'OPTINCD ARGS']
                      [-o FILE]
   -N   members (default "$SIZES"); one memif port per member
-  -m   any of: testpmd exact onn (default "$MODES")
+  -m   any of: testpmd exact onn copy (default "$MODES")
   -f   timed data frames per member (default $FRAMES), after -w (default $WARMUP)
   -R   rounds; each runs every mode once (default $ROUNDS)
   -W   frames in flight per member (default $WINDOW)
@@ -137,8 +138,9 @@ sw_up() {
 			--total-num-mbufs=$((2048 + 256 * n)) \
 			</dev/null >"$TMP/sw.log" 2>&1 &
 		;;
-	exact|onn)
+	exact|onn|copy)
 		[ "$mode" = onn ] && job+=",mode=onn,table=$(table_for "$n")"
+		OPTINCD_TX_CHAIN=$([ "$mode" = copy ] && echo 0 || echo 1) \
 		setsid "$OPTINCD" -l "$(sw_lcores)" --no-huge -m "$mem" --no-pci \
 			--file-prefix "${PFX}sw" $(vdevs "$n" server) -- \
 			--addr 10.77.0.254 --job "$job" $SWARGS \
@@ -217,7 +219,7 @@ def med(xs):
         return f % m
     return (f + " (" + f + "-" + f + ")") % (m, min(xs), max(xs))
 
-print("| N | switch | frames/s | elements/s | Gbit/s in | cycles/frame | vs testpmd (frames/s) | onn/exact | switch CPU/wall | generator CPU/wall, idle |")
+print("| N | switch | frames/s | elements/s | Gbit/s in | cycles/frame | vs testpmd (frames/s) | vs exact (frames/s) | switch CPU/wall | generator CPU/wall, idle |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 for n in sizes:
     runs = {m: [parse("%s/%s.%s.%d" % (tmp, n, m, r)) for r in range(1, rounds + 1)] for m in modes}
@@ -226,10 +228,10 @@ for n in sizes:
         vs = [r["frames_per_s"] / t["frames_per_s"] if r and t else None
               for r, t in zip(rs, runs.get("testpmd", [None] * rounds))] if m != "testpmd" else []
         oe = [r["frames_per_s"] / e["frames_per_s"] if r and e else None
-              for r, e in zip(rs, runs.get("exact", [None] * rounds))] if m == "onn" else []
+              for r, e in zip(rs, runs.get("exact", [None] * rounds))] if m in ("onn", "copy") else []
         g = lambda k: med([r[k] if r else None for r in rs])
         print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s, %s |" % (
-            n, m if m == "testpmd" else "optincd " + m, g("frames_per_s"),
+            n, {"testpmd": "testpmd", "copy": "optincd exact, results copied"}.get(m, "optincd " + m), g("frames_per_s"),
             g("elems_per_s"), g("gbit_in"), g("cycles_per_frame"),
             med(vs) if vs else "-", med(oe) if oe else "-",
             g("peer_cpu_wall"), g("gen_cpu_wall"), g("gen_idle")))
