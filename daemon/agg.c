@@ -64,6 +64,18 @@ uint16_t optinc_agg_member_port(const struct optinc_agg_job *j, uint16_t rank,
 	return agg_member_port(j, rank, now);
 }
 
+static void agg_count_out(struct optinc_agg_job *j, int rank, uint32_t len)
+{
+	if (j) {
+		OPTINC_STAT_INC(j->stats.frames_out);
+		OPTINC_STAT_ADD(j->stats.bytes_out, len);
+	}
+	if (j && rank >= 0) {
+		OPTINC_STAT_INC(j->stats.member[rank].frames_out);
+		OPTINC_STAT_ADD(j->stats.member[rank].bytes_out, len);
+	}
+}
+
 /* Send @m holding a built frame of @len bytes (0: it did not fit). */
 static void agg_xmit(struct optinc_agg_job *j, int rank, uint16_t port,
 		     struct rte_mbuf *m, uint32_t len)
@@ -77,14 +89,7 @@ static void agg_xmit(struct optinc_agg_job *j, int rank, uint16_t port,
 	}
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
-	if (j) {
-		OPTINC_STAT_INC(j->stats.frames_out);
-		OPTINC_STAT_ADD(j->stats.bytes_out, len);
-	}
-	if (j && rank >= 0) {
-		OPTINC_STAT_INC(j->stats.member[rank].frames_out);
-		OPTINC_STAT_ADD(j->stats.member[rank].bytes_out, len);
-	}
+	agg_count_out(j, rank, len);
 	optinc_port_tx(port, m);
 }
 
@@ -107,9 +112,8 @@ static struct rte_mbuf *agg_alloc(struct optinc_agg_job *j, uint16_t port,
 
 static void agg_send_result(struct optinc_agg_job *j,
 			    const struct optinc_slot *s, uint16_t rank,
-			    uint64_t now)
+			    uint16_t port)
 {
-	uint16_t port = agg_member_port(j, rank, now);
 	struct rte_mbuf *m;
 	uint32_t room;
 	uint8_t *buf;
@@ -118,6 +122,80 @@ static void agg_send_result(struct optinc_agg_job *j,
 	if (m)
 		agg_xmit(j, rank, port, m, optinc_build_result(buf, room,
 				&j->core, s, &agg_conf->sw, rank));
+}
+
+/* Member @rank's frame: its headers in @h, then @d attached to @pay. */
+static void agg_send_chained(struct optinc_agg_job *j,
+			     const struct optinc_slot *s, uint16_t rank,
+			     uint16_t port, struct rte_mbuf *pay,
+			     struct rte_mbuf *h, struct rte_mbuf *d)
+{
+	uint32_t hdr, max = (uint32_t)optinc_ports[port].mtu + RTE_ETHER_HDR_LEN;
+
+	hdr = optinc_build_result_hdr(rte_pktmbuf_mtod(h, void *),
+				      rte_pktmbuf_tailroom(h), &j->core, s,
+				      &agg_conf->sw, rank);
+	if (unlikely(!hdr || hdr + s->res_len > max)) {
+		rte_pktmbuf_free(h);
+		rte_pktmbuf_free(d);
+		OPTINC_STAT_INC(j->stats.tx_errors);
+		return;
+	}
+	rte_pktmbuf_attach(d, pay);
+	h->data_len = (uint16_t)hdr;
+	h->next = d;
+	h->nb_segs = 2;
+	h->pkt_len = hdr + s->res_len;
+	agg_count_out(j, rank, h->pkt_len);
+	optinc_port_tx(port, h);
+}
+
+/*
+ * Unit T: slot @s's result to every member. Where every member's port
+ * sends chained mbufs, the elements are copied once, into @pay, and each
+ * member's frame is its own headers followed by an indirect mbuf on @pay
+ * (the port copies or DMAs from it; @pay goes back to its pool with the
+ * last of them). Else, or without mbufs for that, every frame is built
+ * whole. Return: 0 when sent chained.
+ */
+static int agg_send_results_chained(struct optinc_agg_job *j,
+				    const struct optinc_slot *s,
+				    const uint16_t *ports)
+{
+	struct rte_mbuf *m[2 * OPTINC_MAX_MEMBERS], *pay;
+	uint16_t r, n = j->core.size;
+
+	for (r = 0; r < n; r++)
+		if (!optinc_ports[ports[r]].tx_chain)
+			return -ENOTSUP;
+	pay = optinc_port_alloc(ports[0]);
+	if (unlikely(!pay))
+		return -ENOMEM;
+	if (unlikely(rte_pktmbuf_tailroom(pay) < s->res_len ||
+		     optinc_port_alloc_hdrs(m, 2u * n))) {
+		rte_pktmbuf_free(pay);
+		return -ENOMEM;
+	}
+	memcpy(rte_pktmbuf_mtod(pay, void *), s->res, s->res_len);
+	pay->data_len = (uint16_t)s->res_len;
+	pay->pkt_len = s->res_len;
+	for (r = 0; r < n; r++)
+		agg_send_chained(j, s, r, ports[r], pay, m[2 * r], m[2 * r + 1]);
+	rte_pktmbuf_free(pay);	/* the frames hold it now */
+	return 0;
+}
+
+static void agg_send_results(struct optinc_agg_job *j,
+			     const struct optinc_slot *s, uint64_t now)
+{
+	uint16_t ports[OPTINC_MAX_MEMBERS], r;
+
+	for (r = 0; r < j->core.size; r++)
+		ports[r] = agg_member_port(j, r, now);
+	if (j->core.size > 1 && !agg_send_results_chained(j, s, ports))
+		return;
+	for (r = 0; r < j->core.size; r++)
+		agg_send_result(j, s, r, ports[r]);
 }
 
 static void agg_send_ack(struct optinc_agg_job *j, uint16_t rank, uint64_t now)
@@ -163,12 +241,12 @@ static void agg_send_all(struct optinc_agg_job *j, const struct optinc_slot *s,
 {
 	uint16_t r;
 
-	for (r = 0; r < j->core.size; r++) {
-		if (s)
-			agg_send_result(j, s, r, now);
-		else
-			agg_send_ack(j, r, now);
+	if (s) {
+		agg_send_results(j, s, now);
+		return;
 	}
+	for (r = 0; r < j->core.size; r++)
+		agg_send_ack(j, r, now);
 }
 
 static void agg_count_in(struct optinc_agg_job *j, const struct optinc_msg *msg,
@@ -300,7 +378,8 @@ static void agg_verdict(struct optinc_agg_job *j, const struct optinc_msg *msg,
 		break;
 	case OPTINC_V_RESEND:
 		OPTINC_STAT_INC(j->stats.resends);
-		agg_send_result(j, s, msg->rank, now);
+		agg_send_result(j, s, msg->rank,
+				agg_member_port(j, msg->rank, now));
 		break;
 	case OPTINC_V_JOIN_ACK:
 		OPTINC_STAT_INC(j->stats.joins);

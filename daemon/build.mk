@@ -40,4 +40,5 @@ ALL_TARGETS += $(OPTINCD)
 
 TEST_PROGS += selftests/daemon/options.sh selftests/daemon/datapath.sh \
 	      selftests/daemon/ctl.sh selftests/daemon/errors.sh \
-	      selftests/daemon/tables.sh selftests/daemon/logging.sh
+	      selftests/daemon/tables.sh selftests/daemon/logging.sh \
+	      selftests/daemon/line.sh

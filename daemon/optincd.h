@@ -115,6 +115,8 @@ struct optinc_port {
 	struct rte_ether_addr mac;
 	uint16_t mtu;
 	uint16_t max_frame;	/* largest frame its mbufs hold */
+	uint16_t nb_txd;
+	bool tx_chain;		/* sends chained mbufs (MULTI_SEGS) */
 	struct rte_mempool *pool;
 	uint16_t tx_len;
 	struct rte_mbuf *tx[OPTINC_BURST];
@@ -131,6 +133,7 @@ void optinc_ports_close(void);
 void optinc_port_tx(uint16_t port, struct rte_mbuf *m);
 void optinc_ports_flush(void);
 struct rte_mbuf *optinc_port_alloc(uint16_t port);
+int optinc_port_alloc_hdrs(struct rte_mbuf **m, unsigned int n);
 
 /* l2.c */
 void optinc_l2_init(void);

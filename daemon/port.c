@@ -2,6 +2,7 @@
 /* Ports: set-up of every EAL port, per-port mbuf pools, buffered transmit. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
@@ -18,21 +19,37 @@
 /* mbufs beyond the rings: rx bursts, tx buffers, frames the switch builds */
 #define PORT_SPARE	(4 * OPTINC_BURST + 2 * OPTINC_MAX_MEMBERS)
 
+/* headers of chained frames, and indirect mbufs (no data room of their own) */
+#define PORT_HDR_ROOM	256
+
 struct optinc_port optinc_ports[RTE_MAX_ETHPORTS];
 uint16_t optinc_port_ids[RTE_MAX_ETHPORTS];
 uint16_t optinc_nb_ports;
+static struct rte_mempool *port_hdr_pool;
+
+/*
+ * net_memif reports 1518 bytes and a 1500-byte MTU limit to ethdev, but
+ * carries any frame (a frame spans as many of its buffers as it needs, and
+ * is copied into one mbuf when the mbuf holds it): the switch's MTU is
+ * what limits its frames there.
+ */
+static bool port_is_memif(const struct rte_eth_dev_info *info)
+{
+	return !strcmp(info->driver_name, "net_memif");
+}
 
 /*
  * The largest frame a port's mbufs hold. net_af_packet reports 1518 but
  * receives what its ring frame holds (see eal_args.c); it needs data room
- * for framesz - 32 bytes. Other drivers say what they take; af_xdp's
- * figure is what makes an mbuf fit the page its umem chunk must fit in.
+ * for framesz - 32 bytes; net_memif takes what the mbuf holds. Other
+ * drivers say what they take; af_xdp's figure is what makes an mbuf fit
+ * the page its umem chunk must fit in.
  */
 static uint16_t port_max_frame(const struct rte_eth_dev_info *info)
 {
 	uint32_t len = RTE_MIN(info->max_rx_pktlen, (uint32_t)OPTINC_MAX_FRAME);
 
-	if (!strcmp(info->driver_name, "net_af_packet"))
+	if (!strcmp(info->driver_name, "net_af_packet") || port_is_memif(info))
 		return OPTINC_MAX_FRAME;
 	return (uint16_t)RTE_MAX(len, (uint32_t)RTE_ETHER_MAX_LEN);
 }
@@ -98,8 +115,9 @@ static int port_pool(struct optinc_port *p, uint16_t nb_rxd, uint16_t nb_txd)
 /*
  * Ring sizes: the driver's preferred ones where it has them (af_xdp fills
  * its 2048-entry fill queue from the pool at set-up), else ours. af_packet
- * copies between its kernel rings and mbufs: its descriptors hold no mbufs,
- * and a small pool lets many ports fit in the -m of a testbed.
+ * and memif copy between their shared rings and mbufs: their descriptors
+ * hold no mbufs, and a small pool lets many ports fit in the -m of a
+ * testbed.
  */
 static int port_queues(struct optinc_port *p, const struct rte_eth_dev_info *info)
 {
@@ -107,7 +125,7 @@ static int port_queues(struct optinc_port *p, const struct rte_eth_dev_info *inf
 	uint16_t nb_txd = info->default_txportconf.ring_size ?: PORT_TX_DESC;
 	int socket = rte_eth_dev_socket_id(p->id), ret;
 
-	if (!strcmp(info->driver_name, "net_af_packet"))
+	if (!strcmp(info->driver_name, "net_af_packet") || port_is_memif(info))
 		nb_rxd = nb_txd = OPTINC_BURST;
 	ret = rte_eth_dev_adjust_nb_rx_tx_desc(p->id, &nb_rxd, &nb_txd);
 	if (ret) {
@@ -115,6 +133,7 @@ static int port_queues(struct optinc_port *p, const struct rte_eth_dev_info *inf
 			   strerror(-ret));
 		return ret;
 	}
+	p->nb_txd = nb_txd;
 	ret = port_pool(p, nb_rxd, nb_txd);
 	if (ret)
 		return ret;
@@ -129,6 +148,19 @@ static int port_queues(struct optinc_port *p, const struct rte_eth_dev_info *inf
 		OPTINC_LOG(ERR, "port %u: tx queue set-up: %s", p->id,
 			   strerror(-ret));
 	return ret;
+}
+
+/*
+ * Results go out chained (agg.c) on ports that take chains, unless the
+ * environment says OPTINCD_TX_CHAIN=0: every frame then built whole, for
+ * comparing the two (tools/bench/line-bench.sh, mode copy) or for a PMD
+ * that mishandles chains.
+ */
+static bool port_chain_allowed(void)
+{
+	const char *v = getenv("OPTINCD_TX_CHAIN");
+
+	return !v || strcmp(v, "0");
 }
 
 static int port_init(struct optinc_port *p, const struct optinc_conf *c)
@@ -148,6 +180,10 @@ static int port_init(struct optinc_port *p, const struct optinc_conf *c)
 	p->max_frame = port_max_frame(&info);
 	p->mtu = port_mtu(p, &info, c->mtu);
 	conf.rxmode.mtu = p->mtu;
+	p->tx_chain = !!(info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) &&
+		      port_chain_allowed();
+	if (p->tx_chain)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	ret = rte_eth_dev_configure(p->id, 1, 1, &conf);
 	if (ret) {
 		OPTINC_LOG(ERR, "port %u (%s): configure with MTU %u (--mtu): "
@@ -165,12 +201,42 @@ static int port_init(struct optinc_port *p, const struct optinc_conf *c)
 	}
 	if (!strcmp(info.driver_name, "net_af_packet"))
 		p->mtu = port_afp_mtu(p, &info);
+	else if (port_is_memif(&info))
+		p->mtu = RTE_MIN(c->mtu, p->max_frame - RTE_ETHER_HDR_LEN -
+				 RTE_VLAN_HLEN);
 	ret = rte_eth_promiscuous_enable(p->id);
 	if (ret)
 		OPTINC_LOG(WARNING, "port %u (%s): promiscuous mode: %s (L2 "
 			   "forwarding sees only frames to its MAC)", p->id,
 			   p->name, strerror(-ret));
 	return rte_eth_macaddr_get(p->id, &p->mac);
+}
+
+/*
+ * Small mbufs for chained frames (agg.c's results: per member a header
+ * and an indirect mbuf on the one copy of the elements): two for every
+ * descriptor and buffered frame of every port that chains.
+ */
+static int port_hdr_pool_create(void)
+{
+	unsigned int n = 2 * OPTINC_MAX_MEMBERS + 2 * PORT_CACHE;
+	uint16_t i;
+
+	for (i = 0; i < optinc_nb_ports; i++) {
+		const struct optinc_port *p = &optinc_ports[optinc_port_ids[i]];
+
+		if (p->tx_chain)
+			n += 2 * (p->nb_txd + OPTINC_BURST);
+	}
+	port_hdr_pool = rte_pktmbuf_pool_create("optinc_hdr", n, PORT_CACHE, 0,
+						RTE_PKTMBUF_HEADROOM + PORT_HDR_ROOM,
+						rte_socket_id());
+	if (!port_hdr_pool) {
+		fprintf(stderr, "optincd: cannot create a pool of %u header "
+			"mbufs: %s\n", n, rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	return 0;
 }
 
 /**
@@ -200,7 +266,7 @@ int optinc_ports_init(const struct optinc_conf *c)
 			   "to a DPDK driver (dpdk-devbind.py)");
 		return -ENODEV;
 	}
-	return 0;
+	return port_hdr_pool_create();
 }
 
 void optinc_ports_close(void)
@@ -215,6 +281,8 @@ void optinc_ports_close(void)
 	}
 	for (i = 0; i < optinc_nb_ports; i++)
 		rte_mempool_free(optinc_ports[optinc_port_ids[i]].pool);
+	rte_mempool_free(port_hdr_pool);
+	port_hdr_pool = NULL;
 	optinc_nb_ports = 0;
 }
 
@@ -263,4 +331,10 @@ void optinc_ports_flush(void)
 struct rte_mbuf *optinc_port_alloc(uint16_t port)
 {
 	return rte_pktmbuf_alloc(optinc_ports[port].pool);
+}
+
+/* @n small mbufs (PORT_HDR_ROOM bytes of room), all or none: 0 or -ENOMEM. */
+int optinc_port_alloc_hdrs(struct rte_mbuf **m, unsigned int n)
+{
+	return rte_pktmbuf_alloc_bulk(port_hdr_pool, m, n) ? -ENOMEM : 0;
 }

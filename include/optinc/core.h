@@ -115,6 +115,9 @@ void optinc_acc_load(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n);
 void optinc_acc_fold(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n);
 __u32 optinc_acc_finish(enum optinc_kind k, __u32 *acc, __u32 n,
 			__u16 members, const struct optinc_table *t, __u8 *dst);
+__u32 optinc_acc_fold_finish(enum optinc_kind k, __u32 *acc, const __u8 *src,
+			     __u32 n, __u16 members,
+			     const struct optinc_table *t, __u8 *dst);
 __u8 optinc_result_bits(enum optinc_kind k);
 
 __u32 optinc_avg_rhe(__u32 sum, __u32 members);
@@ -220,6 +223,10 @@ enum optinc_verdict optinc_job_rx(struct optinc_job *job,
 int optinc_job_is_member(const struct optinc_job *job,
 			 const struct optinc_msg *m,
 			 const struct optinc_endpoint *src);
+__u32 optinc_build_result_hdr(void *frame, __u32 room,
+			      const struct optinc_job *job,
+			      const struct optinc_slot *s,
+			      const struct optinc_endpoint *sw, __u16 rank);
 __u32 optinc_build_result(void *frame, __u32 room,
 			  const struct optinc_job *job,
 			  const struct optinc_slot *s,

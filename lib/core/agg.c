@@ -164,7 +164,7 @@ void optinc_job_advance(struct optinc_job *job, __u32 upto)
 void optinc_job_hint(const struct optinc_job *job, __u32 seq, __u16 rank,
 		     struct optinc_msg *m)
 {
-	__u32 o = job->low, k;
+	__u32 o = job->low, k, slot, copy;
 	const struct optinc_slot *s;
 
 	m->held = 0;
@@ -175,10 +175,17 @@ void optinc_job_hint(const struct optinc_job *job, __u32 seq, __u16 rank,
 		return;
 	}
 	m->aux = OPTINC_HINT_ON | ((seq - o) & OPTINC_HINT_DIST);
+	/* agg_copy(job, o + k), stepped: no division per k (per result frame) */
+	slot = o % job->window;
+	copy = (o / job->window) & 1;
 	for (k = 0; k < OPTINC_HINT_SPAN; k++) {
-		s = optinc_job_copy(job, o + k);
+		s = &job->slots[2u * slot + copy];
 		if (agg_waiting(s, o + k) && (s->bitmap >> rank & 1))
 			m->held |= 1u << k;
+		if (++slot == job->window) {
+			slot = 0;
+			copy ^= 1;
+		}
 	}
 }
 
@@ -247,6 +254,31 @@ int optinc_job_is_member(const struct optinc_job *job,
 	return ep->ip == src->ip && ep->port == src->port;
 }
 
+static enum optinc_verdict agg_complete(struct optinc_job *job,
+					struct optinc_slot *s, __u32 seq)
+{
+	s->done = 1;
+	optinc_job_advance(job, seq);
+	return OPTINC_V_COMPLETE;
+}
+
+/*
+ * The contribution that completes a slot (same shape, no uplink): folded
+ * and finished in one pass over the accumulators, the same bits as
+ * agg_fold() then optinc_acc_finish().
+ */
+static enum optinc_verdict agg_last(struct optinc_job *job,
+				    struct optinc_slot *s,
+				    const struct optinc_msg *m, __u64 bit)
+{
+	s->mixed |= !!(m->flags & OPTINC_F_MIXED);
+	s->bitmap |= bit;
+	s->res_len = optinc_acc_fold_finish(s->kind, s->acc, m->elems, s->count,
+					    optinc_cascade_members(job, s->kind),
+					    job->table, s->res);
+	return agg_complete(job, s, m->seq);
+}
+
 static enum optinc_verdict agg_data(struct optinc_job *job,
 				    const struct optinc_msg *m,
 				    const struct optinc_endpoint *src,
@@ -293,6 +325,10 @@ static enum optinc_verdict agg_data(struct optinc_job *job,
 		*why = OPTINC_DROP_DUPLICATE;
 		if (s->bitmap & bit)
 			return OPTINC_V_DROP;
+		*why = OPTINC_DROP_NONE;
+		if ((s->bitmap | bit) == agg_full(job) && !job->up &&
+		    agg_same_shape(s, m))
+			return agg_last(job, s, m, bit);
 		agg_fold(s, m);
 	}
 	*why = OPTINC_DROP_NONE;
@@ -307,9 +343,7 @@ static enum optinc_verdict agg_data(struct optinc_job *job,
 	s->res_len = optinc_acc_finish(s->kind, s->acc, s->count,
 				       optinc_cascade_members(job, s->kind),
 				       job->table, s->res);
-	s->done = 1;
-	optinc_job_advance(job, m->seq);
-	return OPTINC_V_COMPLETE;
+	return agg_complete(job, s, m->seq);
 }
 
 /**

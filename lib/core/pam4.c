@@ -99,12 +99,14 @@ static inline void pam4_planes(__u8 *planes, const __u8 *src, __u32 n, int add)
  * @src:    @n 8-bit values (offset binary)
  * @n:      elements
  */
+OI_SIMD_CLONES
 void optinc_pam4_planes_load(__u8 *planes, const __u8 *src, __u32 n)
 {
 	pam4_planes(planes, src, n, 0);
 }
 
 /* Add one more contribution to the planes (at most 64 in all). */
+OI_SIMD_CLONES
 void optinc_pam4_planes_fold(__u8 *planes, const __u8 *src, __u32 n)
 {
 	pam4_planes(planes, src, n, 1);

@@ -25,6 +25,7 @@ __u32 optinc_avg_rhe(__u32 sum, __u32 members)
 	return q;
 }
 
+OI_SIMD_CLONES
 void optinc_acc_load(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 {
 	__u16 *a16 = optinc_acc_u16(acc);
@@ -71,6 +72,7 @@ void optinc_acc_load(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 	}
 }
 
+OI_SIMD_CLONES
 void optinc_acc_fold(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 {
 	__u16 *a16 = optinc_acc_u16(acc);
@@ -146,7 +148,9 @@ __u8 optinc_result_bits(enum optinc_kind k)
  * 8-bit sum a <= 255 N has floor(a / N) = (a m) >> k, since the excess
  * a (m N - 2^k) / (N 2^k) < 255 N / 2^k stays below 1/N.
  */
-static void finish_avg8(const __u16 *acc, __u32 n, __u16 members, __u8 *dst)
+static inline __attribute__((always_inline))
+void avg8_loop(const __u16 *acc, const __u8 *add, __u32 n, __u16 members,
+	       __u8 *dst)
 {
 	__u32 i, k = 16, m;
 
@@ -155,7 +159,7 @@ static void finish_avg8(const __u16 *acc, __u32 n, __u16 members, __u8 *dst)
 		__u16 s = (__u16)__builtin_ctz(members), h = (__u16)(members / 2);
 
 		for (i = 0; i < n; i++) {
-			__u16 a = acc[i];
+			__u16 a = (__u16)(acc[i] + (add ? add[i] : 0));
 
 			dst[i] = (__u8)((__u16)(a + h - (h != 0) +
 						((a >> s) & (h != 0))) >> s);
@@ -166,13 +170,28 @@ static void finish_avg8(const __u16 *acc, __u32 n, __u16 members, __u8 *dst)
 		k++;
 	m = ((1u << k) + members - 1) / members;
 	for (i = 0; i < n; i++) {
-		__u16 a = acc[i], m16 = (__u16)m, sh = (__u16)(k - 16), nn = members;
+		__u16 a = (__u16)(acc[i] + (add ? add[i] : 0)), m16 = (__u16)m;
+		__u16 sh = (__u16)(k - 16), nn = members;
 		__u16 hi = (__u16)(((__u32)a * m16) >> 16);
 		__u16 q = hi >> sh;
 		__u16 r2 = (__u16)(2 * (__u16)(a - (__u16)(q * nn)));
 
 		dst[i] = (__u8)(q + (r2 > nn) + ((r2 == nn) & q & 1));
 	}
+}
+
+OI_SIMD_CLONES
+static void finish_avg8(const __u16 *acc, __u32 n, __u16 members, __u8 *dst)
+{
+	avg8_loop(acc, NULL, n, members, dst);
+}
+
+/* The last contribution @add folded in on the way: one pass, not two. */
+OI_SIMD_CLONES
+static void fold_finish_avg8(const __u16 *acc, const __u8 *add, __u32 n,
+			     __u16 members, __u8 *dst)
+{
+	avg8_loop(acc, add, n, members, dst);
 }
 
 /**
@@ -236,4 +255,37 @@ __u32 optinc_acc_finish(enum optinc_kind k, __u32 *acc, __u32 n,
 	default:
 		return 0;
 	}
+}
+
+/**
+ * optinc_acc_fold_finish() - the last contribution and the result at once
+ * @k:       reduction kind
+ * @acc:     the accumulators of all contributions but @src's
+ * @src:     the last contribution's elements
+ * @n:       elements
+ * @members: as for optinc_acc_finish()
+ * @t:       as for optinc_acc_finish()
+ * @dst:     result elements
+ *
+ * The same bits as optinc_acc_fold() then optinc_acc_finish(); for the
+ * exact 8-bit average in one pass over the accumulators (the slot's
+ * largest buffer), which then leave out @src. (Unit P and the table in
+ * one pass were slower than the two: the look-up's index no longer
+ * vectorized.)
+ *
+ * Return: bytes written to @dst.
+ */
+__u32 optinc_acc_fold_finish(enum optinc_kind k, __u32 *acc, const __u8 *src,
+			     __u32 n, __u16 members,
+			     const struct optinc_table *t, __u8 *dst)
+{
+	switch (k) {
+	case OPTINC_K_AVG8:
+		fold_finish_avg8(optinc_acc_u16(acc), src, n, members, dst);
+		return n;
+	default:
+		break;
+	}
+	optinc_acc_fold(k, acc, src, n);
+	return optinc_acc_finish(k, acc, n, members, t, dst);
 }

@@ -4,6 +4,52 @@
 #include "compat.h"
 
 /**
+ * optinc_build_result_hdr() - a result frame's headers for one member
+ * @frame: buffer of @room bytes
+ * @room:  its size
+ * @job:   the job
+ * @s:     a slot with done set
+ * @sw:    the switch's own address (source of the frame)
+ * @rank:  the member it goes to
+ *
+ * Writes Ethernet, IPv4, UDP, the OptINC header and the scales, with
+ * lengths that count the @s->res_len bytes of result elements that follow
+ * them (@s->res): the caller copies them behind, or sends one buffer of
+ * them after every member's headers (unit T without a copy per member).
+ *
+ * Return: the length of the headers (where the elements start), or 0 when
+ * they do not fit in @room.
+ */
+__u32 optinc_build_result_hdr(void *frame, __u32 room,
+			      const struct optinc_job *job,
+			      const struct optinc_slot *s,
+			      const struct optinc_endpoint *sw, __u16 rank)
+{
+	__u32 scl = OPTINC_SCALES_LEN(s->nscale);
+	__u32 l4 = OPTINC_HDR_LEN + scl + s->res_len;
+	__u8 *p = frame, *pay;
+	struct optinc_msg m = {
+		.type = OPTINC_T_RESULT, .op = s->op,
+		.flags = (__u8)(((s->seq / job->window) & 1) |
+				(s->mixed ? OPTINC_F_MIXED : 0)),
+		.bits = optinc_result_bits((enum optinc_kind)s->kind),
+		.nscale = s->nscale, .job = job->id, .rank = OPTINC_RANK_SWITCH,
+		.slot = (__u16)(s->seq % job->window), .count = s->count,
+		.block = s->block, .token = job->token, .seq = s->seq,
+	};
+
+	if (OPTINC_FRAME_OVERHEAD + scl > room)
+		return 0;
+	optinc_job_hint(job, s->seq, rank, &m);
+	optinc_build_l2l4(p, sw, &job->members[rank].ep, l4);
+	optinc_hdr_fill((struct optinc_hdr *)(p + OPTINC_L2L4_LEN), &m);
+	pay = p + OPTINC_FRAME_OVERHEAD;
+	memset(pay, 0, scl);
+	memcpy(pay, s->scales, s->nscale);
+	return OPTINC_FRAME_OVERHEAD + scl;
+}
+
+/**
  * optinc_build_result() - a complete slot's result frame for one member
  * @frame: buffer of @room bytes
  * @room:  its size
@@ -19,29 +65,14 @@ __u32 optinc_build_result(void *frame, __u32 room,
 			  const struct optinc_slot *s,
 			  const struct optinc_endpoint *sw, __u16 rank)
 {
-	__u32 scl = OPTINC_SCALES_LEN(s->nscale);
-	__u32 l4 = OPTINC_HDR_LEN + scl + s->res_len;
-	__u8 *p = frame, *pay;
-	struct optinc_msg m = {
-		.type = OPTINC_T_RESULT, .op = s->op,
-		.flags = (__u8)(((s->seq / job->window) & 1) |
-				(s->mixed ? OPTINC_F_MIXED : 0)),
-		.bits = optinc_result_bits((enum optinc_kind)s->kind),
-		.nscale = s->nscale, .job = job->id, .rank = OPTINC_RANK_SWITCH,
-		.slot = (__u16)(s->seq % job->window), .count = s->count,
-		.block = s->block, .token = job->token, .seq = s->seq,
-	};
+	__u32 hdr;
 
-	if (OPTINC_L2L4_LEN + l4 > room)
+	if (OPTINC_FRAME_OVERHEAD + OPTINC_SCALES_LEN(s->nscale) +
+	    s->res_len > room)
 		return 0;
-	optinc_job_hint(job, s->seq, rank, &m);
-	optinc_build_l2l4(p, sw, &job->members[rank].ep, l4);
-	optinc_hdr_fill((struct optinc_hdr *)(p + OPTINC_L2L4_LEN), &m);
-	pay = p + OPTINC_FRAME_OVERHEAD;
-	memset(pay, 0, scl);
-	memcpy(pay, s->scales, s->nscale);
-	memcpy(pay + scl, s->res, s->res_len);
-	return OPTINC_L2L4_LEN + l4;
+	hdr = optinc_build_result_hdr(frame, room, job, s, sw, rank);
+	memcpy((__u8 *)frame + hdr, s->res, s->res_len);
+	return hdr + s->res_len;
 }
 
 /* A header-only frame (JOIN_ACK, NACK) with the fields of @m. */

@@ -149,6 +149,7 @@ static void table_index(const __u8 *planes, __u32 n, __u32 i, __u32 m,
  * Outputs are stored four at a time: byte stores after each look-up made
  * this loop twice as slow.
  */
+OI_SIMD_CLONES
 void optinc_table_lookup(const struct optinc_table *t, const __u8 *planes,
 			 __u32 n, __u8 *dst)
 {

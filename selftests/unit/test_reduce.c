@@ -85,6 +85,36 @@ TEST(avg8_matches_reference_for_every_n)
 	}
 }
 
+/* The last contribution folded and finished at once: the same bits. */
+TEST(fold_finish_equals_fold_then_finish)
+{
+	static __u32 a[1027], b[1027];
+	static __u8 in[64 * 1027], x[4 * 1027], y[4 * 1027];
+	enum optinc_kind kinds[] = { OPTINC_K_AVG8, OPTINC_K_SUM8, OPTINC_K_MAX8 };
+	__u32 n = 1027, i, len;
+	unsigned int k;
+	int members, r;
+
+	srand(7);
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		for (members = 2; members <= 64; members++) {
+			for (i = 0; i < members * n; i++)
+				in[i] = (__u8)(members == 64 ? 255 : rand());
+			optinc_acc_load(kinds[k], a, in, n);
+			for (r = 1; r < members - 1; r++)
+				optinc_acc_fold(kinds[k], a, in + (size_t)r * n, n);
+			memcpy(b, a, sizeof(a));
+			optinc_acc_fold(kinds[k], a, in + (size_t)r * n, n);
+			len = optinc_acc_finish(kinds[k], a, n, (__u16)members,
+						NULL, x);
+			ASSERT_EQ(len, optinc_acc_fold_finish(kinds[k], b,
+					in + (size_t)r * n, n, (__u16)members,
+					NULL, y));
+			ASSERT_EQ(0, memcmp(x, y, len));
+		}
+	}
+}
+
 TEST(avg16_sum_isum_max)
 {
 	__u8 in[4 * 4 * 64], out[4 * 64];

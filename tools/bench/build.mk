@@ -80,3 +80,20 @@ $(CODEC_BENCH): $(O)/tools/bench/codec-bench.o $(CORE_LIB)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 ALL_TARGETS += $(CODEC_BENCH)
+
+# optinc-line-bench: N members' frames into a switch's DPDK ports (net_memif),
+# every result checked; tools/bench/line-bench.sh runs it against optincd
+# and dpdk-testpmd (Documentation/bench.md)
+LINE_BENCH := $(O)/bin/optinc-line-bench
+LINE_BENCH_OBJ := $(O)/tools/bench/line-bench.o
+
+$(LINE_BENCH_OBJ): EXTRA_CFLAGS += $(DPDK_CFLAGS)
+$(LINE_BENCH_OBJ): | $(O)/daemon/.dpdk-found
+
+$(LINE_BENCH): $(LINE_BENCH_OBJ) $(CORE_LIB)
+	$(call msg,LD,$@)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(DPDK_LIBS)
+
+ALL_TARGETS += $(LINE_BENCH)
+BINS += $(LINE_BENCH)

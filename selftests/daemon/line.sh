@@ -1,0 +1,205 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The line-rate benchmark in short, for correctness only (no timing):
+# optinc-line-bench plays N members on net_memif ports of a real optincd
+# (no veth, no namespaces) and checks every RESULT (seq, slot, shadow
+# bit, shape, length, exponents, values); optincd's counters must agree
+# with what it sent (every slot completed once, results to every member,
+# nothing dropped or failed). Exact mode for N = 2, 3 and 16 (results
+# chained to one copy of the elements) and N = 4 with every result built
+# whole (OPTINCD_TX_CHAIN=0), onn mode with the shipped N = 4 table; a table with wrong entries must make the check fail; reflect
+# mode against dpdk-testpmd io forwarding. Prints TAP.
+. "$(dirname "$0")/../net/lib.sh"
+
+GEN=$O/bin/optinc-line-bench
+OPTINCD=$O/bin/optincd
+CTL=$O/bin/optincctl
+INJECT=$O/tools/demo/optinc-table-inject
+TESTPMD=${TESTPMD:-dpdk-testpmd}
+F=3000 W=300
+T_TMP=$(mktemp -d)
+PFX=oline$$
+SW_PID=
+
+[ "$(id -u)" = 0 ] || skip_all "needs root for DPDK (--no-huge, /var/run/dpdk)"
+[ -x "$GEN" ] && [ -x "$OPTINCD" ] || { echo "Bail out! $GEN or $OPTINCD not built"; exit 1; }
+
+sw_down() {
+	[ -n "$SW_PID" ] || return 0
+	kill -INT "$SW_PID" 2>/dev/null
+	wait "$SW_PID" 2>/dev/null
+	SW_PID=
+}
+
+cleanup() {
+	sw_down
+	rm -rf "/var/run/dpdk/${PFX}sw" "/var/run/dpdk/${PFX}gen"
+	tb_cleanup
+}
+trap cleanup EXIT
+
+vdevs() {
+	local n=$1 role=$2 i extra=
+
+	[ "$role" = client ] && extra=,bsize=9216,rsize=9
+	for ((i = 0; i < n; i++)); do
+		printf -- '--vdev=net_memif%d,role=%s,socket=%s/m%d.sock,socket-abstract=no%s ' \
+			"$i" "$role" "$T_TMP" "$i" "$extra"
+	done
+}
+
+# optincd with $1 memif ports and job spec $2, answering telemetry.
+optincd_up() {
+	local i
+
+	rm -f "$T_TMP"/m*.sock	# a switch that died leaves its sockets
+	OPTINCD_TX_CHAIN=${TX_CHAIN:-1} "$OPTINCD" -l 0 --no-huge -m $((256 + 32 * $1)) --no-pci \
+		--file-prefix "${PFX}sw" $(vdevs "$1" server) -- \
+		--addr 10.77.0.254 --job "$2" >"$T_TMP/sw.log" 2>&1 &
+	SW_PID=$!
+	for ((i = 0; i < 200; i++)); do
+		# telemetry comes up after the ports have started
+		"$CTL" --prefix "${PFX}sw" daemon show >/dev/null 2>&1 && return 0
+		kill -0 "$SW_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -v '^EAL' "$T_TMP/sw.log" | sed 's/^/# /' | tail -n 5
+	return 1
+}
+
+testpmd_up() {
+	local i
+
+	rm -f "$T_TMP"/m*.sock
+	"$TESTPMD" --lcores 0@0,1@0 --no-huge -m 512 --no-pci \
+		--file-prefix "${PFX}sw" $(vdevs "$1" server) -- \
+		--forward-mode=io --port-topology=loop --auto-start \
+		--stats-period=3600 --mbuf-size=9344 --total-num-mbufs=3072 \
+		</dev/null >"$T_TMP/sw.log" 2>&1 &
+	SW_PID=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -q "packet forwarding - ports=" "$T_TMP/sw.log" && return 0
+		kill -0 "$SW_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	return 1
+}
+
+# gen NAME N ARGS...: the generator with N memif ports; its lines in $T_TMP/NAME
+gen() {
+	local name=$1 n=$2 rc
+
+	shift 2
+	"$GEN" -l 1 --no-huge -m 512 --no-pci --file-prefix "${PFX}gen" \
+		$(vdevs "$n" client) -- -N "$n" -f "$F" -w "$W" "$@" \
+		>"$T_TMP/$name" 2>&1
+	rc=$?
+	grep -E '^frames_in|checked|failed|wrong|differ|refused' "$T_TMP/$name" | sed 's/^#* */# /'
+	return $rc
+}
+
+# Every frame of N = $2 members came back checked ($1 the generator's lines).
+all_checked() {
+	grep -q "^# $(($2 * (F + W))) frames back, all checked" "$T_TMP/$1"
+}
+
+# optincd's job and port counters agree with a clean run of $1 members.
+counters_agree() {
+	"$CTL" --prefix "${PFX}sw" -j daemon job 1 >"$T_TMP/job" &&
+	"$CTL" --prefix "${PFX}sw" -j daemon ports >"$T_TMP/ports" || return 1
+	/usr/bin/python3 - "$T_TMP/job" "$T_TMP/ports" "$1" $((F + W)) <<'PYEOF'
+import json, sys
+j, ports = (json.load(open(f)) for f in sys.argv[1:3])
+n, total = int(sys.argv[3]), int(sys.argv[4])
+bad = []
+if j["slots_completed"] != total:
+    bad.append("slots_completed %d, not %d" % (j["slots_completed"], total))
+for m in j["members"]:
+    if m["frames_out"] < total or m["frames_in"] < total:
+        bad.append("member %d: in %d out %d" % (m["rank"], m["frames_in"], m["frames_out"]))
+if j["tx_errors"]:
+    bad.append("tx_errors %d" % j["tx_errors"])
+drops = {k: v for k, v in j["drops"].items() if v and k != "duplicate"}
+if drops:
+    bad.append("drops %s" % drops)
+for p in ports:
+    if p["tx_dropped"] or p["rx_dropped"] > j["drops"]["duplicate"]:
+        bad.append("port %d: tx_dropped %d rx_dropped %d" % (p["port"], p["tx_dropped"], p["rx_dropped"]))
+for b in bad:
+    print("# " + b)
+sys.exit(1 if bad else 0)
+PYEOF
+}
+
+# exact_run N: optincd exact with N members, the generator, the counters.
+exact_run() {
+	local n=$1
+
+	optincd_up "$n" "id=1,size=$n,bits=8,token=77" || return 1
+	gen "exact$n" "$n" --token 77 --peer "$SW_PID" &&
+		all_checked "exact$n" "$n" && counters_agree "$n"
+	local rc=$?
+	sw_down
+	return $rc
+}
+
+tap_plan 8
+
+ok_if "N = 2, exact: every result checked, optincd's counters agree" exact_run 2
+ok_if "N = 3, exact (average by multiply and shift)" exact_run 3
+ok_if "N = 16, exact" exact_run 16
+copy_run() {
+	local TX_CHAIN=0
+
+	exact_run 4
+}
+ok_if "N = 4, exact, every result frame built whole" copy_run
+
+onn_run() {
+	optincd_up 4 "id=1,size=4,bits=8,mode=onn,table=$SRC_ROOT/models/onn-n4.tbl" ||
+		return 1
+	gen onn4 4 --table "$SRC_ROOT/models/onn-n4.tbl" && all_checked onn4 4 &&
+		counters_agree 4
+	local rc=$?
+	sw_down
+	return $rc
+}
+ok_if "N = 4, onn (models/onn-n4.tbl): results are the table's" onn_run
+
+# a table whose entries near the stream's averages are wrong: the
+# generator, expecting the exact average, must refuse the results
+wrong_table_fails() {
+	"$INJECT" -n 2 -o "$T_TMP/wrong.tbl" --errors 400 --near 40 >/dev/null &&
+		optincd_up 2 "id=1,size=2,bits=8,mode=onn,table=$T_TMP/wrong.tbl" ||
+		return 1
+	gen wrong 2 -t 200
+	local rc=$?
+	sw_down
+	[ $rc != 0 ] && grep -q "wrong values" "$T_TMP/wrong"
+}
+ok_if "a table with wrong entries makes the check fail" wrong_table_fails
+
+onn_wrong_expected() {
+	optincd_up 2 "id=1,size=2,bits=8,mode=onn,table=$T_TMP/wrong.tbl" ||
+		return 1
+	gen onnw 2 --table "$T_TMP/wrong.tbl" && all_checked onnw 2
+	local rc=$?
+	sw_down
+	return $rc
+}
+ok_if "... and passes when the generator looks the same table up" onn_wrong_expected
+
+reflect_run() {
+	testpmd_up 2 || return 1
+	gen reflect 2 -M reflect && all_checked reflect 2
+	local rc=$?
+	sw_down
+	return $rc
+}
+if command -v "$TESTPMD" >/dev/null; then
+	ok_if "reflect mode through dpdk-testpmd io forwarding" reflect_run
+else
+	T_NUM=$((T_NUM + 1))
+	echo "ok $T_NUM - reflect mode through dpdk-testpmd # SKIP $TESTPMD not installed"
+fi
+tap_end
