@@ -5,22 +5,13 @@
 # spelling prints, -n enters a namespace, and each wrong word is named.
 # optinc.ko's side runs in the VM (selftests/kmod/vm-tests.sh). No network:
 # one net_null port.
-# shellcheck source=../net/lib.sh
-. "$(dirname "$0")/../net/lib.sh"
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 require_root
-D=$O/bin/optincd
-C=$O/bin/optincctl
-P=optinc-ctl-$$
+P=$prefix
 NS=optinc-ctl-$$
-T_TMP=$(mktemp -d /tmp/optinc-ctl.XXXXXX)
-pid=
-ctl_cleanup() {
-	[ -n "$pid" ] && kill -INT "$pid" 2>/dev/null && wait "$pid"
-	ip netns del "$NS" 2>/dev/null
-	rm -rf "$T_TMP" "/var/run/dpdk/$P"
-}
-trap ctl_cleanup EXIT
+trap 'ip netns del "$NS" 2>/dev/null; d_cleanup' EXIT
 
 # same NAME NEW... -- OLD...: both spellings succeed with the same output
 same() {
@@ -57,17 +48,9 @@ refused() {
 }
 
 tap_plan 25
-"$D" -l 0 --no-huge -m 64 --no-pci --no-shconf --file-prefix "$P" \
-	--vdev net_null0,no-rx=1 -- --addr 10.77.0.254 \
+d_start "$T_TMP/d.log" . -- --addr 10.77.0.254 \
 	--job id=5,size=4,bits=16,window=8,max-elems=1024 \
-	--job id=6,size=4,table="$SRC_ROOT/models/onn-n4.tbl" >"$T_TMP/d.log" 2>&1 &
-pid=$!
-for _ in $(seq 100); do
-	"$C" --prefix "$P" daemon show >/dev/null 2>&1 && break
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.1
-done
-"$C" --prefix "$P" daemon show >/dev/null 2>&1
+	--job id=6,size=4,table="$SRC_ROOT/models/onn-n4.tbl"
 ok_if "optincd answers optincctl" test $? = 0
 
 same "job show = daemon jobs" --prefix "$P" job show -- --prefix "$P" daemon jobs
