@@ -151,16 +151,19 @@ static int port_queues(struct optinc_port *p, const struct rte_eth_dev_info *inf
 }
 
 /*
- * Results go out chained (agg.c) on ports that take chains, unless the
- * environment says OPTINCD_TX_CHAIN=0: every frame then built whole, for
- * comparing the two (tools/bench/line-bench.sh, mode copy) or for a PMD
- * that mishandles chains.
+ * Results go out chained (agg.c: one copy of a slot's elements, each
+ * member's headers in front of an indirect mbuf on it) only where the
+ * environment says OPTINCD_TX_CHAIN=1 and the port takes chains. Built
+ * whole is the default: on PMDs that copy every frame anyway (memif,
+ * af_packet) it measured faster (tools/bench/line-bench.sh, mode chain,
+ * Documentation/bench.md); a NIC that DMAs from the mbufs is where the
+ * chain would save the copies.
  */
 static bool port_chain_allowed(void)
 {
 	const char *v = getenv("OPTINCD_TX_CHAIN");
 
-	return !v || strcmp(v, "0");
+	return v && !strcmp(v, "1");
 }
 
 static int port_init(struct optinc_port *p, const struct optinc_conf *c)

@@ -160,8 +160,13 @@ void optinc_table_lookup(const struct optinc_table *t, const __u8 *planes,
 		m = n - i < TABLE_CHUNK ? n - i : TABLE_CHUNK;
 		table_index(planes, n, i, m, t->radix, idx);
 		for (j = 0; j + 4 <= m; j += 4) {
-			v = out[idx[j]] | out[idx[j + 1]] << 8 |
-			    out[idx[j + 2]] << 16 | (__u32)out[idx[j + 3]] << 24;
+			__u64 a, b;
+
+			/* two indices per load: the loads are what limits */
+			memcpy(&a, idx + j, 8);
+			memcpy(&b, idx + j + 2, 8);
+			v = out[(__u32)a] | out[a >> 32] << 8 |
+			    out[(__u32)b] << 16 | (__u32)out[b >> 32] << 24;
 			v = oi_le32(v);
 			memcpy(dst + i + j, &v, 4);
 		}

@@ -5,9 +5,9 @@
 # (no veth, no namespaces) and checks every RESULT (seq, slot, shadow
 # bit, shape, length, exponents, values); optincd's counters must agree
 # with what it sent (every slot completed once, results to every member,
-# nothing dropped or failed). Exact mode for N = 2, 3 and 16 (results
-# chained to one copy of the elements) and N = 4 with every result built
-# whole (OPTINCD_TX_CHAIN=0), onn mode with the shipped N = 4 table; a table with wrong entries must make the check fail; reflect
+# nothing dropped or failed). Exact mode for N = 2, 3 and 16, and N = 4
+# with results chained to one copy of the elements (OPTINCD_TX_CHAIN=1),
+# onn mode with the shipped N = 4 table; a table with wrong entries must make the check fail; reflect
 # mode against dpdk-testpmd io forwarding. Prints TAP.
 . "$(dirname "$0")/../net/lib.sh"
 
@@ -53,7 +53,7 @@ optincd_up() {
 	local i
 
 	rm -f "$T_TMP"/m*.sock	# a switch that died leaves its sockets
-	OPTINCD_TX_CHAIN=${TX_CHAIN:-1} "$OPTINCD" -l 0 --no-huge -m $((256 + 32 * $1)) --no-pci \
+	OPTINCD_TX_CHAIN=${TX_CHAIN:-0} "$OPTINCD" -l 0 --no-huge -m $((256 + 32 * $1)) --no-pci \
 		--file-prefix "${PFX}sw" $(vdevs "$1" server) -- \
 		--addr 10.77.0.254 --job "$2" >"$T_TMP/sw.log" 2>&1 &
 	SW_PID=$!
@@ -148,12 +148,12 @@ tap_plan 8
 ok_if "N = 2, exact: every result checked, optincd's counters agree" exact_run 2
 ok_if "N = 3, exact (average by multiply and shift)" exact_run 3
 ok_if "N = 16, exact" exact_run 16
-copy_run() {
-	local TX_CHAIN=0
+chain_run() {
+	local TX_CHAIN=1
 
 	exact_run 4
 }
-ok_if "N = 4, exact, every result frame built whole" copy_run
+ok_if "N = 4, exact, results chained to one copy of the elements" chain_run
 
 onn_run() {
 	optincd_up 4 "id=1,size=4,bits=8,mode=onn,table=$SRC_ROOT/models/onn-n4.tbl" ||

@@ -4,8 +4,9 @@
 # rounds of: optinc-line-bench (N members, one net_memif port each) against
 # dpdk-testpmd io forwarding (the I/O limit of the same ports), against
 # optincd in exact mode, in onn mode (models/onn-nN.tbl, or an exactly
-# filled table where no model is shipped) and, mode copy, in exact mode
-# with every result frame built whole (OPTINCD_TX_CHAIN=0), each switch on
+# filled table where no model is shipped) and, mode chain, in exact mode
+# with results chained to one copy of the elements (OPTINCD_TX_CHAIN=1),
+# each switch on
 # CPU 0 and the generator on CPU 1. Prints frames/s into the switch,
 # elements/s, Gbit/s in, the switch's CPU cycles per input frame, and the
 # ratios optincd/testpmd and onn/exact of the same round; medians (and
@@ -26,7 +27,7 @@ TESTPMD=${TESTPMD:-dpdk-testpmd}
 PY=/usr/bin/python3
 
 SIZES="2 4 8 16"
-MODES="testpmd exact onn copy"
+MODES="testpmd exact onn chain"
 FRAMES=40000 WARMUP=4000 ROUNDS=3 WINDOW=64 LCORES=1
 SW_CPU=0 GEN_CPU=1
 OUT=$ROOT/Documentation/bench-results.md
@@ -38,7 +39,7 @@ usage: line-bench.sh [-N 'SIZES'] [-m 'MODES'] [-f FRAMES] [-w WARMUP]
                      [-R ROUNDS] [-W WINDOW] [-L LCORES] [-a 'OPTINCD ARGS']
                      [-o FILE]
   -N   members (default "$SIZES"); one memif port per member
-  -m   any of: testpmd exact onn copy (default "$MODES")
+  -m   any of: testpmd exact onn chain (default "$MODES")
   -f   timed data frames per member (default $FRAMES), after -w (default $WARMUP)
   -R   rounds; each runs every mode once (default $ROUNDS)
   -W   frames in flight per member (default $WINDOW)
@@ -138,9 +139,9 @@ sw_up() {
 			--total-num-mbufs=$((2048 + 256 * n)) \
 			</dev/null >"$TMP/sw.log" 2>&1 &
 		;;
-	exact|onn|copy)
+	exact|onn|chain)
 		[ "$mode" = onn ] && job+=",mode=onn,table=$(table_for "$n")"
-		OPTINCD_TX_CHAIN=$([ "$mode" = copy ] && echo 0 || echo 1) \
+		OPTINCD_TX_CHAIN=$([ "$mode" = chain ] && echo 1 || echo 0) \
 		setsid "$OPTINCD" -l "$(sw_lcores)" --no-huge -m "$mem" --no-pci \
 			--file-prefix "${PFX}sw" $(vdevs "$n" server) -- \
 			--addr 10.77.0.254 --job "$job" $SWARGS \
@@ -228,10 +229,10 @@ for n in sizes:
         vs = [r["frames_per_s"] / t["frames_per_s"] if r and t else None
               for r, t in zip(rs, runs.get("testpmd", [None] * rounds))] if m != "testpmd" else []
         oe = [r["frames_per_s"] / e["frames_per_s"] if r and e else None
-              for r, e in zip(rs, runs.get("exact", [None] * rounds))] if m in ("onn", "copy") else []
+              for r, e in zip(rs, runs.get("exact", [None] * rounds))] if m in ("onn", "chain") else []
         g = lambda k: med([r[k] if r else None for r in rs])
         print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s, %s |" % (
-            n, {"testpmd": "testpmd", "copy": "optincd exact, results copied"}.get(m, "optincd " + m), g("frames_per_s"),
+            n, {"testpmd": "testpmd", "chain": "optincd exact, results chained"}.get(m, "optincd " + m), g("frames_per_s"),
             g("elems_per_s"), g("gbit_in"), g("cycles_per_frame"),
             med(vs) if vs else "-", med(oe) if oe else "-",
             g("peer_cpu_wall"), g("gen_cpu_wall"), g("gen_idle")))
