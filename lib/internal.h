@@ -53,7 +53,12 @@ struct optinc_failover {
 	unsigned int retry_calls;	/* ring calls between tries; 0: never */
 	unsigned int ring_port;
 	char *peers;
-	__u32 nonce;		/* of our JOIN: re-sent as a probe */
+	/*
+	 * Of our last JOIN that completed the job (optinc_join() sets it):
+	 * re-sent as a probe. Another nonce would make the switch start a
+	 * new generation and forget every slot (agg_join()).
+	 */
+	__u32 nonce;
 	int on_ring;		/* calls go through the ring now */
 	__u64 calls;		/* calls that went over the network */
 	__u64 base;		/* the call that fell back, the same on all */

@@ -108,6 +108,8 @@ static int join_timeout(struct optinc_comm *c, const struct join_state *js)
 
 /**
  * optinc_join() - send JOIN every 100 ms until all members have joined
+ * On success c->fo.nonce is the nonce the switch now holds for this rank,
+ * which the failover probes re-send.
  * Return: 0, OPTINC_ERR_REFUSED (NACK), OPTINC_ERR_TIMEOUT or another code.
  */
 int optinc_join(struct optinc_comm *c)
@@ -129,8 +131,12 @@ int optinc_join(struct optinc_comm *c)
 			return n;
 		for (i = 0; i < n; i++) {
 			r = join_rx(c, &c->rxp[i], &js);
-			if (r)
-				return r < 0 ? r : 0;
+			if (r < 0)
+				return r;
+			if (r) {
+				c->fo.nonce = js.nonce;
+				return 0;
+			}
 		}
 		now = optinc_now_ms();
 	}
