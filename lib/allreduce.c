@@ -168,6 +168,7 @@ static int ar_fallback(struct optinc_comm *c, const struct optinc_call *k)
 		   c->cfg.rank, why, (unsigned long long)fo->calls, fo->peers);
 	fo->on_ring = 1;
 	fo->fallbacks++;
+	fo->back_nonce = optinc_join_nonce();
 	if (!c->ring)
 		err = optinc_ring_open(&c->ring, c->cfg.rank, c->cfg.size,
 				       fo->peers, fo->ring_port,

@@ -102,7 +102,7 @@ int optinc_failover_join(struct optinc_comm *c)
 	int err;
 
 	c->cfg.timeout_ms = c->fo.ms;
-	err = optinc_join(c);
+	err = optinc_join(c, c->fo.back_nonce);
 	c->cfg.timeout_ms = timeout;
 	if (!err && (c->sw_window != window || c->sw_max_elems != max_elems))
 		err = optinc_seterr(c, OPTINC_ERR_PROTO,
@@ -137,7 +137,7 @@ int optinc_comm_create(const struct optinc_opts *opts,
 				       c->cfg.timeout_ms, c->errmsg,
 				       sizeof(c->errmsg));
 	else if (!err)
-		err = comm_open(c) ?: optinc_join(c) ?:
+		err = comm_open(c) ?: optinc_join(c, optinc_join_nonce()) ?:
 		      comm_failover_cfg(c) ?: comm_setup(c);
 	c->cfg.peers = NULL;
 	err = err ?: optinc_queue_init(c);

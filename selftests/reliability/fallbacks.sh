@@ -1,11 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Forced fall-backs: optincd stopped (SIGSTOP) for 2 s, FB_CYCLES times
-# (default 6), while 3 ranks run checked all-reduces with 1 % loss each
+# Forced fall-backs: optincd stopped (SIGSTOP) for 3 s, FB_CYCLES times
+# (default 6), while 3 ranks run checked all-reduces (failover_ms 2000 ms)
+# with 1 % loss each
 # way. Each time every rank must fall back to the ring (over a second
 # network) and go back to the switch, and then ride out 0.4 s in which
 # one rank gets nothing from the switch (shorter than failover_ms: the
-# ranks only probe it). Every call's result is checked. Memory, from rel_rank -r: a rank's
+# ranks only probe it, after failover_ms / 20 = 100 ms, more than the
+# ranks are apart when they start on the switch again). Every call's
+# result is checked. Memory, from rel_rank -r: a rank's
 # VmRSS from its first return to the switch to the end must not grow by
 # more than FB_RSS_KB (default 256), nor its malloc'd bytes in use from
 # its first fall-back by more than FB_HEAP_KB (default 16 KiB). The ring's
@@ -23,7 +26,8 @@ N=3
 CYCLES=${FB_CYCLES:-6}
 TOL=${FB_RSS_KB:-256}
 HEAP_TOL=${FB_HEAP_KB:-16}
-SECS=$((CYCLES * 6 + 6))
+SECS=$((CYCLES * 7 + 6))
+FO_MS=2000
 RANK=$O/selftests/reliability/rel_rank
 TB=$(tb_name rfb)
 SD=/run/optinc-testbed/$TB
@@ -95,14 +99,14 @@ ok_if "testbed with 1 % loss and ring network up" true
 dpid=$(cat "$SD/daemon.pid")
 OPTINC_TB_RUN_GRACE=30 "$TESTBED" run --tb "$TB" -t $((SECS + 60)) \
 	-o "$T_TMP/run" env OPTINC_PEERS="$(ring_net_peers $N 10.77.1)" \
-	OPTINC_FAILOVER_MS=1000 OPTINC_FAILBACK_CALLS=20 \
+	OPTINC_FAILOVER_MS=$FO_MS OPTINC_FAILBACK_CALLS=20 \
 	OPTINC_TIMEOUT_MS=5000 "$RANK" -t $SECS -c 20000 -s 2 -r 20 \
 	>"$T_TMP/run.out" 2>&1 &
 run=$!
 sleep 3
 done=0
 for ((k = 1; k <= CYCLES; k++)); do
-	pause_switch 2
+	pause_switch 3
 	wait_logs "is back; calls go through it again" 10 $k || break
 	sleep 0.5
 	blind_rank $((k % N)) 0.4
@@ -112,7 +116,7 @@ done
 wait $run
 rc=$?
 grep -h "FAIL\|optinc:" "$T_TMP"/run/rank*.log | sort | uniq -c | sed 's/^/# /'
-echo "# $done of $CYCLES cycles of a 2 s pause of optincd and a rank 0.4 s without its results"
+echo "# $done of $CYCLES cycles of a 3 s pause of optincd and a rank 0.4 s without its results"
 ok_if "every result checked on every rank through $CYCLES forced fall-backs" \
 	test $rc = 0
 h=$(sed -n 's/^PASS .* hash \([0-9a-f]*\)$/\1/p' "$T_TMP"/run/rank*.log | sort -u)
