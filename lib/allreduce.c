@@ -59,6 +59,7 @@ static int ar_check(struct optinc_comm *c, const struct optinc_call *k)
 	return ar_check_bufs(c, k->sendbuf, k->recvbuf, k->count, es);
 }
 
+/* Keep @bytes of @src (zeros if NULL) in *@buf, in whole int32s zero-padded. */
 static int ar_keep(struct optinc_comm *c, void **buf, size_t *cap,
 		   const void *src, size_t bytes)
 {
@@ -76,7 +77,10 @@ static int ar_keep(struct optinc_comm *c, void **buf, size_t *cap,
 	}
 	if (room)
 		memset((char *)*buf + room - 4, 0, 4);
-	memcpy(*buf, src, bytes);
+	if (src)
+		memcpy(*buf, src, bytes);
+	else
+		memset(*buf, 0, bytes);
 	return 0;
 }
 
@@ -124,24 +128,24 @@ static int ar_positions(struct optinc_comm *c, __u32 *behind, int *helper)
 }
 
 /*
- * A result handed over the ring bit for bit: a sum of int32 words with
- * zeros from every rank but @from, through a buffer of whole words.
+ * The last call's result handed over the ring bit for bit: a sum of int32
+ * words with zeros from every rank but @from. It goes through fo->last,
+ * which on @from holds it already (whole words, zero-padded) and on the
+ * others is free (their last result is of the call before): no buffer of
+ * the call's size to allocate at a fall-back, and no memory touched anew.
  */
-static int ar_hand_over(struct optinc_comm *c, int from, const void *src,
-			void *dst, size_t bytes)
+static int ar_hand_over(struct optinc_comm *c, int from, void *dst,
+			size_t bytes)
 {
-	size_t words = OPTINC_DIV_UP(bytes, 4);
-	__u32 *buf = calloc(words ? words : 1, 4);
-	int err;
+	struct optinc_failover *fo = &c->fo;
+	int err = 0;
 
-	if (!buf)
-		return optinc_seterr(c, OPTINC_ERR_NOMEM, "failover: no memory");
-	if (c->cfg.rank == from)
-		memcpy(buf, src, bytes);
-	err = ar_ring_i32(c, buf, buf, words);
+	if (c->cfg.rank != from)
+		err = ar_keep(c, &fo->last, &fo->last_cap, NULL, bytes);
+	err = err ?: ar_ring_i32(c, fo->last, fo->last,
+				 OPTINC_DIV_UP(bytes, 4));
 	if (!err && dst)
-		memcpy(dst, buf, bytes);
-	free(buf);
+		memcpy(dst, fo->last, bytes);
 	return err;
 }
 
@@ -164,6 +168,7 @@ static int ar_fallback(struct optinc_comm *c, const struct optinc_call *k)
 		   c->cfg.rank, why, (unsigned long long)fo->calls, fo->peers);
 	fo->on_ring = 1;
 	fo->fallbacks++;
+	fo->back_nonce = optinc_join_nonce();
 	if (!c->ring)
 		err = optinc_ring_open(&c->ring, c->cfg.rank, c->cfg.size,
 				       fo->peers, fo->ring_port,
@@ -178,10 +183,9 @@ static int ar_fallback(struct optinc_comm *c, const struct optinc_call *k)
 		   "handing its result to the ranks behind" :
 		   "taking its result from there");
 	if (fo->calls != behind)
-		return ar_hand_over(c, helper, fo->last, NULL,
-				    fo->last_bytes) ?:
+		return ar_hand_over(c, helper, NULL, fo->last_bytes) ?:
 		       optinc_ar_ring(c, k, 1);
-	return ar_hand_over(c, helper, NULL, k->recvbuf,
+	return ar_hand_over(c, helper, k->recvbuf,
 			    k->count * optinc_dtype_size(k->datatype));
 }
 

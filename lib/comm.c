@@ -69,30 +69,6 @@ static int comm_setup(struct optinc_comm *c)
 }
 
 /*
- * Our JOIN's nonce, for the probes: optinc_join() returns as soon as the
- * JOIN_ACK that completed the job is handled, so that ACK (it carries the
- * nonce in seq) is still among the last frames received.
- */
-static int comm_nonce(struct optinc_comm *c)
-{
-	struct optinc_msg m;
-	unsigned int i;
-
-	for (i = 0; i < OPTINC_RX_BATCH; i++) {
-		if (c->rxp[i].len >= c->rx_room ||
-		    optinc_msg_parse(c->rxp[i].buf, c->rxp[i].len, &m) !=
-		    OPTINC_DROP_NONE)
-			continue;
-		if (m.type == OPTINC_T_JOIN_ACK && m.job == c->cfg.job &&
-		    m.rank == c->cfg.rank && m.token == c->cfg.token) {
-			c->fo.nonce = m.seq;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/*
  * Failover to the ring (env.c resolved OPTINC_FAILOVER_MS, 0 turns it off,
  * OPTINC_FAILBACK_CALLS, the peers and the ring port). Without peers
  * there is nothing to fall back to: calls fail as before.
@@ -105,13 +81,6 @@ static int comm_failover_cfg(struct optinc_comm *c)
 	fo->retry_calls = c->cfg.failback_calls;
 	fo->ring_port = c->cfg.ring_port;
 	if (!c->cfg.peers || !fo->ms) {
-		fo->ms = 0;
-		return 0;
-	}
-	if (comm_nonce(c)) {
-		optinc_log(OPTINC_LOG_WARN,
-			   "rank %d: no JOIN_ACK left to probe switch %s with; failover to the ring is off",
-			   c->cfg.rank, c->cfg.sw_str);
 		fo->ms = 0;
 		return 0;
 	}
@@ -133,7 +102,7 @@ int optinc_failover_join(struct optinc_comm *c)
 	int err;
 
 	c->cfg.timeout_ms = c->fo.ms;
-	err = optinc_join(c);
+	err = optinc_join(c, c->fo.back_nonce);
 	c->cfg.timeout_ms = timeout;
 	if (!err && (c->sw_window != window || c->sw_max_elems != max_elems))
 		err = optinc_seterr(c, OPTINC_ERR_PROTO,
@@ -142,10 +111,6 @@ int optinc_failover_join(struct optinc_comm *c)
 				     c->sw_max_elems, window, max_elems);
 	c->sw_window = window;
 	c->sw_max_elems = max_elems;
-	if (!err && comm_nonce(c))
-		err = optinc_seterr(c, OPTINC_ERR_PROTO,
-				     "join: the JOIN_ACK from switch %s is gone",
-				     c->cfg.sw_str);
 	return err;
 }
 
@@ -172,7 +137,7 @@ int optinc_comm_create(const struct optinc_opts *opts,
 				       c->cfg.timeout_ms, c->errmsg,
 				       sizeof(c->errmsg));
 	else if (!err)
-		err = comm_open(c) ?: optinc_join(c) ?:
+		err = comm_open(c) ?: optinc_join(c, optinc_join_nonce()) ?:
 		      comm_failover_cfg(c) ?: comm_setup(c);
 	c->cfg.peers = NULL;
 	err = err ?: optinc_queue_init(c);

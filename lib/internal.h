@@ -53,7 +53,20 @@ struct optinc_failover {
 	unsigned int retry_calls;	/* ring calls between tries; 0: never */
 	unsigned int ring_port;
 	char *peers;
-	__u32 nonce;		/* of our JOIN: re-sent as a probe */
+	/*
+	 * Of our last JOIN that completed the job (optinc_join() sets it):
+	 * re-sent as a probe. Another nonce would make the switch start a
+	 * new generation and forget every slot (agg_join()).
+	 */
+	__u32 nonce;
+	/*
+	 * Of every JOIN back to the switch after this fall-back: one nonce
+	 * for all tries, so that a try's JOIN does not start yet another
+	 * generation where a try before it left this rank registered (the
+	 * others complete the job with that, then the last rank's new nonce
+	 * reset it, try after try).
+	 */
+	__u32 back_nonce;
 	int on_ring;		/* calls go through the ring now */
 	__u64 calls;		/* calls that went over the network */
 	__u64 base;		/* the call that fell back, the same on all */
@@ -200,7 +213,8 @@ void optinc_log_set(int level);
 int optinc_cfg_resolve(struct optinc_comm *c, const struct optinc_opts *o);
 
 /* join.c */
-int optinc_join(struct optinc_comm *c);
+__u32 optinc_join_nonce(void);
+int optinc_join(struct optinc_comm *c, __u32 nonce);
 
 /* comm.c */
 int optinc_failover_join(struct optinc_comm *c);

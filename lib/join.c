@@ -12,7 +12,8 @@ struct join_state {
 	unsigned int joined;	/* members joined, as last reported */
 };
 
-static __u32 join_nonce(void)
+/* A new nonce: a JOIN with one the switch does not hold starts a new generation. */
+__u32 optinc_join_nonce(void)
 {
 	__u32 n;
 
@@ -108,11 +109,14 @@ static int join_timeout(struct optinc_comm *c, const struct join_state *js)
 
 /**
  * optinc_join() - send JOIN every 100 ms until all members have joined
+ * @nonce: of the JOINs (optinc_join_nonce())
+ * On success c->fo.nonce is the nonce the switch now holds for this rank,
+ * which the failover probes re-send.
  * Return: 0, OPTINC_ERR_REFUSED (NACK), OPTINC_ERR_TIMEOUT or another code.
  */
-int optinc_join(struct optinc_comm *c)
+int optinc_join(struct optinc_comm *c, __u32 nonce)
 {
-	struct join_state js = { .nonce = join_nonce() };
+	struct join_state js = { .nonce = nonce };
 	__u64 now = optinc_now_ms(), end = now + c->cfg.timeout_ms;
 	__u64 next = now;
 	int i, n, r;
@@ -129,8 +133,12 @@ int optinc_join(struct optinc_comm *c)
 			return n;
 		for (i = 0; i < n; i++) {
 			r = join_rx(c, &c->rxp[i], &js);
-			if (r)
-				return r < 0 ? r : 0;
+			if (r < 0)
+				return r;
+			if (r) {
+				c->fo.nonce = js.nonce;
+				return 0;
+			}
 		}
 		now = optinc_now_ms();
 	}

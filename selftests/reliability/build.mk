@@ -4,6 +4,7 @@
 
 REL_RANK := $(O)/selftests/reliability/rel_rank
 REL_TESTS := selftests/reliability/failover.sh selftests/reliability/loss_matrix.sh \
+	     selftests/reliability/fallbacks.sh \
 	     selftests/reliability/soak.sh
 
 $(REL_RANK): $(REL_RANK).o $(LIB_SO_REAL) $(O)/lib/$(LIB_SONAME)
