@@ -80,7 +80,7 @@ static void agg_count_out(struct optinc_agg_job *j, int rank, uint32_t len)
 static void agg_xmit(struct optinc_agg_job *j, int rank, uint16_t port,
 		     struct rte_mbuf *m, uint32_t len)
 {
-	uint64_t *errs = j ? &j->stats.tx_errors : &optinc_sw_stats.tx_errors;
+	uint64_t *errs = j ? &j->stats.tx_errors : &optinc_sw()->tx_errors;
 
 	if (unlikely(!len)) {
 		rte_pktmbuf_free(m);
@@ -100,7 +100,7 @@ static struct rte_mbuf *agg_alloc(struct optinc_agg_job *j, uint16_t port,
 	struct rte_mbuf *m = optinc_port_alloc(port);
 
 	if (unlikely(!m)) {
-		OPTINC_STAT_INC(*(j ? &j->stats.tx_errors : &optinc_sw_stats.tx_errors));
+		OPTINC_STAT_INC(*(j ? &j->stats.tx_errors : &optinc_sw()->tx_errors));
 		return NULL;
 	}
 	/* a frame longer than the port's MTU would die at the receiver */
@@ -231,7 +231,7 @@ static void agg_send_nack(struct optinc_agg_job *j, const struct optinc_msg *req
 	if (!m)
 		return;
 	optinc_nack(req, why, &nack);
-	OPTINC_STAT_INC(*(j ? &j->stats.nacks : &optinc_sw_stats.nacks));
+	OPTINC_STAT_INC(*(j ? &j->stats.nacks : &optinc_sw()->nacks));
 	agg_xmit(j, -1, port, m, optinc_build_ctrl(buf, room, &nack,
 			&agg_conf->sw, &l->src));
 }
@@ -263,15 +263,15 @@ static void agg_count_in(struct optinc_agg_job *j, const struct optinc_msg *msg,
 static void agg_drop(struct optinc_agg_job *j, enum optinc_drop why,
 		     uint16_t port)
 {
-	OPTINC_STAT_INC(*(j ? &j->stats.drops[why] : &optinc_sw_stats.drops[why]));
-	OPTINC_STAT_INC(optinc_ports[port].stats.rx_dropped);
+	OPTINC_STAT_INC(*(j ? &j->stats.drops[why] : &optinc_sw()->drops[why]));
+	OPTINC_STAT_INC(optinc_pstats(port)->rx_dropped);
 }
 
 /* Port security's drops: a spoofed MAC, or a bound member's frame from elsewhere. */
 static void agg_drop_bind(struct optinc_agg_job *j, enum optinc_bind_verdict v,
 			  uint16_t port)
 {
-	struct optinc_port_stats *ps = &optinc_ports[port].stats;
+	struct optinc_port_stats *ps = optinc_pstats(port);
 
 	if (v == OPTINC_BIND_SPOOF) {
 		OPTINC_STAT_INC(ps->spoofed);
@@ -293,13 +293,13 @@ static bool agg_rate_limited(const struct optinc_agg_job *j,
 			     const struct optinc_l2l4 *l, uint16_t port,
 			     uint64_t now)
 {
-	struct optinc_port *p = &optinc_ports[port];
+	struct optinc_port_q *q = &optinc_self()->q[port];
 
-	if (likely(optinc_rl_rx(&p->rl, &agg_rl, j ? &j->core : NULL, msg,
+	if (likely(optinc_rl_rx(&q->rl, &agg_rl, j ? &j->core : NULL, msg,
 				&l->src, now) != OPTINC_RL_LIMITED))
 		return false;
-	OPTINC_STAT_INC(p->stats.rate_limited);
-	OPTINC_STAT_INC(p->stats.rx_dropped);
+	OPTINC_STAT_INC(q->stats.rate_limited);
+	OPTINC_STAT_INC(q->stats.rx_dropped);
 	return true;
 }
 
