@@ -148,8 +148,8 @@ int optinc_port_alloc_hdrs(struct rte_mbuf **m, unsigned int n);
  * uplinks are worker 0's (Documentation/optincd.md, "Several lcores").
  */
 #define OPTINC_MAX_WORKERS	16
-/* frames a ring between two workers holds (a few bursts of every port) */
-#define OPTINC_HANDOFF_RING	256
+/* frames a ring between two workers holds: a few ms of a preempted one */
+#define OPTINC_HANDOFF_RING	1024
 
 /* What one worker counts of its own work (telemetry /optinc/lcores). */
 struct optinc_lcore_stats {
