@@ -210,6 +210,7 @@ static void dmn_job_head(json_object *j)
 		optincctl_print_text(" not-served");
 	dmn_u64(j, "joined", " joined %" PRIu64);
 	optincctl_print_text("/%" PRIu64, dmn_get_u64(j, "size"));
+	dmn_u64(j, "lcore", " lcore %" PRIu64);
 }
 
 static void dmn_job_traffic(json_object *j)
