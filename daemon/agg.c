@@ -39,216 +39,6 @@ int optinc_agg_dp_init(const struct optinc_conf *c)
 }
 
 
-/*
- * Where a member's frames go: its bound port (every member that joined is
- * bound, lib/core/bind.c), never where its MAC was seen last.
- */
-static uint16_t agg_member_port(const struct optinc_agg_job *j, uint16_t rank,
-				uint64_t now)
-{
-	struct rte_ether_addr mac;
-	uint32_t bound;
-	uint16_t port;
-
-	if (!optinc_bind_port(&j->bind, rank, &bound))
-		return (uint16_t)bound;
-	memcpy(mac.addr_bytes, j->core.members[rank].ep.mac, RTE_ETHER_ADDR_LEN);
-	if (optinc_l2_lookup(&mac, now, &port))
-		return 0;
-	return port;
-}
-
-uint16_t optinc_agg_member_port(const struct optinc_agg_job *j, uint16_t rank,
-				uint64_t now)
-{
-	return agg_member_port(j, rank, now);
-}
-
-static void agg_count_out(struct optinc_agg_job *j, int rank, uint32_t len)
-{
-	if (j) {
-		OPTINC_STAT_INC(j->stats.frames_out);
-		OPTINC_STAT_ADD(j->stats.bytes_out, len);
-	}
-	if (j && rank >= 0) {
-		OPTINC_STAT_INC(j->stats.member[rank].frames_out);
-		OPTINC_STAT_ADD(j->stats.member[rank].bytes_out, len);
-	}
-}
-
-/* Send @m holding a built frame of @len bytes (0: it did not fit). */
-static void agg_xmit(struct optinc_agg_job *j, int rank, uint16_t port,
-		     struct rte_mbuf *m, uint32_t len)
-{
-	uint64_t *errs = j ? &j->stats.tx_errors : &optinc_sw()->tx_errors;
-
-	if (unlikely(!len)) {
-		rte_pktmbuf_free(m);
-		OPTINC_STAT_INC(*errs);
-		return;
-	}
-	m->data_len = (uint16_t)len;
-	m->pkt_len = len;
-	agg_count_out(j, rank, len);
-	optinc_port_tx(port, m);
-}
-
-/* An mbuf on @port's pool, with where to build and how much room. */
-static struct rte_mbuf *agg_alloc(struct optinc_agg_job *j, uint16_t port,
-				  uint8_t **buf, uint32_t *room)
-{
-	struct rte_mbuf *m = optinc_port_alloc(port);
-
-	if (unlikely(!m)) {
-		OPTINC_STAT_INC(*(j ? &j->stats.tx_errors : &optinc_sw()->tx_errors));
-		return NULL;
-	}
-	/* a frame longer than the port's MTU would die at the receiver */
-	*buf = rte_pktmbuf_mtod(m, uint8_t *);
-	*room = RTE_MIN(rte_pktmbuf_tailroom(m),
-			(uint32_t)optinc_ports[port].mtu + RTE_ETHER_HDR_LEN);
-	return m;
-}
-
-static void agg_send_result(struct optinc_agg_job *j,
-			    const struct optinc_slot *s, uint16_t rank,
-			    uint16_t port)
-{
-	struct rte_mbuf *m;
-	uint32_t room;
-	uint8_t *buf;
-
-	m = agg_alloc(j, port, &buf, &room);
-	if (m)
-		agg_xmit(j, rank, port, m, optinc_build_result(buf, room,
-				&j->core, s, &agg_conf->sw, rank));
-}
-
-/* Member @rank's frame: its headers in @h, then @d attached to @pay. */
-static void agg_send_chained(struct optinc_agg_job *j,
-			     const struct optinc_slot *s, uint16_t rank,
-			     uint16_t port, struct rte_mbuf *pay,
-			     struct rte_mbuf *h, struct rte_mbuf *d)
-{
-	uint32_t hdr, max = (uint32_t)optinc_ports[port].mtu + RTE_ETHER_HDR_LEN;
-
-	hdr = optinc_build_result_hdr(rte_pktmbuf_mtod(h, void *),
-				      rte_pktmbuf_tailroom(h), &j->core, s,
-				      &agg_conf->sw, rank);
-	if (unlikely(!hdr || hdr + s->res_len > max)) {
-		rte_pktmbuf_free(h);
-		rte_pktmbuf_free(d);
-		OPTINC_STAT_INC(j->stats.tx_errors);
-		return;
-	}
-	rte_pktmbuf_attach(d, pay);
-	h->data_len = (uint16_t)hdr;
-	h->next = d;
-	h->nb_segs = 2;
-	h->pkt_len = hdr + s->res_len;
-	agg_count_out(j, rank, h->pkt_len);
-	optinc_port_tx(port, h);
-}
-
-/*
- * Unit T: slot @s's result to every member. Where every member's port
- * sends chained mbufs, the elements are copied once, into @pay, and each
- * member's frame is its own headers followed by an indirect mbuf on @pay
- * (the port copies or DMAs from it; @pay goes back to its pool with the
- * last of them). Else, or without mbufs for that, every frame is built
- * whole. Return: 0 when sent chained.
- */
-static int agg_send_results_chained(struct optinc_agg_job *j,
-				    const struct optinc_slot *s,
-				    const uint16_t *ports)
-{
-	struct rte_mbuf *m[2 * OPTINC_MAX_MEMBERS], *pay;
-	uint16_t r, n = j->core.size;
-
-	for (r = 0; r < n; r++)
-		if (!optinc_ports[ports[r]].tx_chain)
-			return -ENOTSUP;
-	pay = optinc_port_alloc(ports[0]);
-	if (unlikely(!pay))
-		return -ENOMEM;
-	if (unlikely(rte_pktmbuf_tailroom(pay) < s->res_len ||
-		     optinc_port_alloc_hdrs(m, 2u * n))) {
-		rte_pktmbuf_free(pay);
-		return -ENOMEM;
-	}
-	memcpy(rte_pktmbuf_mtod(pay, void *), s->res, s->res_len);
-	pay->data_len = (uint16_t)s->res_len;
-	pay->pkt_len = s->res_len;
-	for (r = 0; r < n; r++)
-		agg_send_chained(j, s, r, ports[r], pay, m[2 * r], m[2 * r + 1]);
-	rte_pktmbuf_free(pay);	/* the frames hold it now */
-	return 0;
-}
-
-static void agg_send_results(struct optinc_agg_job *j,
-			     const struct optinc_slot *s, uint64_t now)
-{
-	uint16_t ports[OPTINC_MAX_MEMBERS], r;
-
-	for (r = 0; r < j->core.size; r++)
-		ports[r] = agg_member_port(j, r, now);
-	if (j->core.size > 1 && !agg_send_results_chained(j, s, ports))
-		return;
-	for (r = 0; r < j->core.size; r++)
-		agg_send_result(j, s, r, ports[r]);
-}
-
-static void agg_send_ack(struct optinc_agg_job *j, uint16_t rank, uint64_t now)
-{
-	uint16_t port = agg_member_port(j, rank, now);
-	struct optinc_msg ack;
-	struct rte_mbuf *m;
-	uint32_t room;
-	uint8_t *buf;
-
-	m = agg_alloc(j, port, &buf, &room);
-	if (!m)
-		return;
-	optinc_job_ack(&j->core, rank, &ack);
-	OPTINC_STAT_INC(j->stats.join_acks);
-	agg_xmit(j, rank, port, m, optinc_build_ctrl(buf, room, &ack,
-			&agg_conf->sw, &j->core.members[rank].ep));
-}
-
-/* Refuse a JOIN: the NACK goes back where the JOIN came from. */
-static void agg_send_nack(struct optinc_agg_job *j, const struct optinc_msg *req,
-			  enum optinc_drop why, const struct optinc_l2l4 *l,
-			  uint16_t port)
-{
-	struct optinc_msg nack;
-	struct rte_mbuf *m;
-	uint32_t room;
-	uint8_t *buf;
-
-	OPTINC_LOG_AGG(DEBUG, "job %u: JOIN of rank %u from port %u refused: %s",
-		       req->job, req->rank, port, optinc_drop_names[why]);
-	m = agg_alloc(j, port, &buf, &room);
-	if (!m)
-		return;
-	optinc_nack(req, why, &nack);
-	OPTINC_STAT_INC(*(j ? &j->stats.nacks : &optinc_sw()->nacks));
-	agg_xmit(j, -1, port, m, optinc_build_ctrl(buf, room, &nack,
-			&agg_conf->sw, &l->src));
-}
-
-static void agg_send_all(struct optinc_agg_job *j, const struct optinc_slot *s,
-			 uint64_t now)
-{
-	uint16_t r;
-
-	if (s) {
-		agg_send_results(j, s, now);
-		return;
-	}
-	for (r = 0; r < j->core.size; r++)
-		agg_send_ack(j, r, now);
-}
-
 static void agg_count_in(struct optinc_agg_job *j, const struct optinc_msg *msg,
 			 uint32_t len)
 {
@@ -260,20 +50,27 @@ static void agg_count_in(struct optinc_agg_job *j, const struct optinc_msg *msg,
 	}
 }
 
-static void agg_drop(struct optinc_agg_job *j, enum optinc_drop why,
-		     uint16_t port)
+/* The optincd job around a core job, or NULL. */
+static struct optinc_agg_job *agg_job(struct optinc_job *core)
+{
+	return core ? container_of(core, struct optinc_agg_job, core) : NULL;
+}
+
+static void agg_count_drop(struct optinc_agg_job *j,
+			   const struct optinc_sw_msg *in, enum optinc_drop why)
 {
 	OPTINC_STAT_INC(*(j ? &j->stats.drops[why] : &optinc_sw()->drops[why]));
-	OPTINC_STAT_INC(optinc_pstats(port)->rx_dropped);
+	if (in->m->type == OPTINC_T_JOIN)
+		OPTINC_LOG_AGG(DEBUG, "job %u: JOIN of rank %u from port %u "
+			       "refused: %s", in->m->job, in->m->rank,
+			       in->port, optinc_drop_names[why]);
 }
 
 /* Port security's drops: a spoofed MAC, or a bound member's frame from elsewhere. */
-static void agg_drop_bind(struct optinc_agg_job *j, enum optinc_bind_verdict v,
-			  uint16_t port)
+static void agg_count_bind(struct optinc_agg_job *j, struct optinc_port_stats *ps,
+			   enum optinc_sw_event ev)
 {
-	struct optinc_port_stats *ps = optinc_pstats(port);
-
-	if (v == OPTINC_BIND_SPOOF) {
+	if (ev == OPTINC_SW_SPOOFED) {
 		OPTINC_STAT_INC(ps->spoofed);
 		if (j)
 			OPTINC_STAT_INC(j->stats.spoofed);
@@ -281,125 +78,182 @@ static void agg_drop_bind(struct optinc_agg_job *j, enum optinc_bind_verdict v,
 		OPTINC_STAT_INC(ps->wrong_port);
 		OPTINC_STAT_INC(j->stats.wrong_port);
 	}
-	OPTINC_STAT_INC(ps->rx_dropped);
 }
 
-/*
- * Bounded abuse: a JOIN, or a frame failing @j's token or membership
- * check, past @port's limit. Dropped without any answer, counted once.
- */
-static bool agg_rate_limited(const struct optinc_agg_job *j,
-			     const struct optinc_msg *msg,
-			     const struct optinc_l2l4 *l, uint16_t port,
-			     uint64_t now)
+/* A frame optincd sent, or could not: per job, or switch-wide. */
+static void agg_count_tx(struct optinc_agg_job *j, enum optinc_sw_event ev,
+			 uint32_t type)
 {
-	struct optinc_port_q *q = &optinc_self()->q[port];
+	if (ev == OPTINC_SW_TX_ERROR)
+		OPTINC_STAT_INC(*(j ? &j->stats.tx_errors : &optinc_sw()->tx_errors));
+	else if (type == OPTINC_T_JOIN_ACK)
+		OPTINC_STAT_INC(j->stats.join_acks);
+	else if (type == OPTINC_T_NACK)
+		OPTINC_STAT_INC(*(j ? &j->stats.nacks : &optinc_sw()->nacks));
+}
 
-	if (likely(optinc_rl_rx(&q->rl, &agg_rl, j ? &j->core : NULL, msg,
-				&l->src, now) != OPTINC_RL_LIMITED))
-		return false;
-	OPTINC_STAT_INC(q->stats.rate_limited);
-	OPTINC_STAT_INC(q->stats.rx_dropped);
-	return true;
+/* The rules' events, on optincd's counters (stats.h); ctx->seen: unserved. */
+static void agg_count(void *dp, struct optinc_job *core,
+		      const struct optinc_sw_msg *in, enum optinc_sw_event ev,
+		      uint32_t arg)
+{
+	struct optinc_agg_ctx *ctx = dp;
+	struct optinc_agg_job *j = core ? agg_job(core) : ctx->seen;
+	struct optinc_port_stats *ps = in ? optinc_pstats((uint16_t)in->port) : NULL;
+
+	switch (ev) {
+	case OPTINC_SW_DROPPED:
+		agg_count_drop(j, in, (enum optinc_drop)arg);
+		break;
+	case OPTINC_SW_SPOOFED:
+	case OPTINC_SW_WRONG_PORT:
+		agg_count_bind(core ? j : NULL, ps, ev);
+		break;
+	case OPTINC_SW_RATE_LIMITED:
+		OPTINC_STAT_INC(ps->rate_limited);
+		break;
+	case OPTINC_SW_COMPLETED:
+		OPTINC_STAT_INC(j->stats.slots_completed);
+		return;
+	case OPTINC_SW_RESENT:
+		OPTINC_STAT_INC(j->stats.resends);
+		return;
+	case OPTINC_SW_JOINED:
+		OPTINC_STAT_INC(j->stats.joins);
+		return;
+	case OPTINC_SW_REBOUND:
+		OPTINC_STAT_INC(j->stats.rebinds);
+		return;
+	case OPTINC_SW_SENT:
+	case OPTINC_SW_TX_ERROR:
+		agg_count_tx(j, ev, arg);
+		return;
+	case OPTINC_SW_ABSORBED:
+		return;
+	}
+	OPTINC_STAT_INC(ps->rx_dropped);	/* every dropped frame, once */
+}
+
+/* Where a frame to @rank goes: its bound port; -1: back where in came from. */
+static uint16_t agg_out_port(const struct optinc_agg_ctx *ctx,
+			     struct optinc_job *core,
+			     const struct optinc_sw_msg *in, int rank)
+{
+	return rank < 0 ? (uint16_t)in->port :
+	       optinc_tx_member_port(agg_job(core), (uint16_t)rank, ctx->now);
+}
+
+static int agg_alloc(void *dp, struct optinc_job *core,
+		     const struct optinc_sw_msg *in, int rank, uint32_t len,
+		     struct optinc_sw_frame *f)
+{
+	uint16_t port = agg_out_port(dp, core, in, rank);
+	uint8_t *buf;
+
+	f->priv = optinc_tx_alloc(port, &buf, &f->room);
+	f->buf = buf;
+	return f->priv ? 0 : -ENOMEM;	/* a frame too big is not built */
+}
+
+static int agg_send(void *dp, struct optinc_job *core,
+		    const struct optinc_sw_msg *in, int rank,
+		    struct optinc_sw_frame *f, uint32_t len)
+{
+	return optinc_tx_send(agg_job(core), rank,
+			      agg_out_port(dp, core, in, rank), f->priv, len);
+}
+
+static int agg_results(void *dp, struct optinc_job *core,
+		       const struct optinc_slot *s)
+{
+	return optinc_tx_results(agg_job(core), s, &agg_conf->sw,
+				 ((struct optinc_agg_ctx *)dp)->now);
+}
+
+/* Bounded abuse: a JOIN, or a frame failing the job's checks, past the port's limit. */
+static int agg_limited(void *dp, struct optinc_job *core,
+		       const struct optinc_sw_msg *in)
+{
+	struct optinc_agg_ctx *ctx = dp;
+
+	return optinc_rl_rx(&optinc_self()->q[in->port].rl, &agg_rl, core, in->m,
+			    in->src, ctx->now) == OPTINC_RL_LIMITED;
+}
+
+static int agg_up_joined(void *dp, struct optinc_job *core, uint16_t rank)
+{
+	return optinc_uplink_joined(dp, agg_job(core), rank);
+}
+
+static void agg_up_forward(void *dp, struct optinc_job *core,
+			   struct optinc_slot *s)
+{
+	optinc_uplink_forward(dp, agg_job(core), s);
 }
 
 /* Debug (optinc.agg): an accepted JOIN, with how many have joined. */
-static void agg_log_join(const struct optinc_agg_job *j, uint16_t rank,
-			 const struct optinc_endpoint *src, uint16_t port)
+static void agg_log_join(const struct optinc_agg_job *j,
+			 const struct optinc_sw_msg *in)
 {
 	char mac[24], ip[INET_ADDRSTRLEN];
 
 	if (likely(!rte_log_can_log(optinc_logtype_agg, RTE_LOG_DEBUG)))
 		return;
-	optinc_mac_fmt(mac, sizeof(mac), src->mac);
-	inet_ntop(AF_INET, &src->ip, ip, sizeof(ip));
+	optinc_mac_fmt(mac, sizeof(mac), in->src->mac);
+	inet_ntop(AF_INET, &in->src->ip, ip, sizeof(ip));
 	OPTINC_LOG_AGG(DEBUG, "job %u: rank %u joined from port %u (mac %s, "
-		       "%s:%u), %u of %u members", j->conf.id, rank, port, mac,
-		       ip, rte_be_to_cpu_16(src->port),
+		       "%s:%u), %u of %u members", j->conf.id, in->m->rank,
+		       in->port, mac, ip, rte_be_to_cpu_16(in->src->port),
 		       (unsigned int)__builtin_popcountll(j->core.joined),
 		       j->core.size);
 }
 
-/* @rank's JOIN from @port was accepted: bind it, and pin its MAC there. */
-static void agg_bind(struct optinc_agg_job *j, uint16_t rank,
-		     const struct optinc_endpoint *src, uint16_t port,
-		     uint64_t now)
+/* A JOIN bound its member: pin the MAC to its port (unpin where it was). */
+static void agg_pin(void *dp, struct optinc_job *core,
+		    const struct optinc_sw_msg *in,
+		    const struct optinc_endpoint *old, uint32_t old_port)
 {
-	struct optinc_endpoint old;
+	struct optinc_agg_ctx *ctx = dp;
+	struct optinc_agg_job *j = agg_job(core);
 	struct rte_ether_addr mac;
 	char was[24], is[24];
-	uint32_t old_port = 0;
 
-	switch (optinc_bind_join(&j->bind, rank, src, port, &old, &old_port)) {
-	case OPTINC_BIND_SAME:
-		return;
-	case OPTINC_BIND_MOVED:
-		memcpy(mac.addr_bytes, old.mac, RTE_ETHER_ADDR_LEN);
-		optinc_l2_unpin(&mac, (uint16_t)old_port, now);
-		OPTINC_STAT_INC(j->stats.rebinds);
-		optinc_mac_fmt(was, sizeof(was), old.mac);
-		optinc_mac_fmt(is, sizeof(is), src->mac);
+	agg_log_join(j, in);
+	if (old) {
+		memcpy(mac.addr_bytes, old->mac, RTE_ETHER_ADDR_LEN);
+		optinc_l2_unpin(&mac, (uint16_t)old_port, ctx->now);
+		optinc_mac_fmt(was, sizeof(was), old->mac);
+		optinc_mac_fmt(is, sizeof(is), in->src->mac);
 		OPTINC_LOG_AGG(NOTICE, "job %u: rank %u moved from port %u "
 			       "(mac %s) to port %u (mac %s): rebound",
-			       j->conf.id, rank, old_port, was, port, is);
-		break;
-	case OPTINC_BIND_NEW:
-		break;
+			       j->conf.id, in->m->rank, old_port, was,
+			       in->port, is);
 	}
-	memcpy(mac.addr_bytes, src->mac, RTE_ETHER_ADDR_LEN);
-	optinc_l2_pin(&mac, port, now);
+	memcpy(mac.addr_bytes, in->src->mac, RTE_ETHER_ADDR_LEN);
+	optinc_l2_pin(&mac, (uint16_t)in->port, ctx->now);
 }
 
-/* Act on port security's and then the core's verdict on @msg. */
-static void agg_verdict(struct optinc_agg_job *j, const struct optinc_msg *msg,
-			const struct optinc_l2l4 *l, uint16_t port, uint64_t now,
-			bool spoofed)
-{
-	enum optinc_bind_verdict bv;
-	struct optinc_slot *s;
-	enum optinc_drop why;
+static const struct optinc_sw_ops agg_ops = {
+	.alloc = agg_alloc,
+	.send = agg_send,
+	.count = agg_count,
+	.pin = agg_pin,
+	.limited = agg_limited,
+	.results = agg_results,
+	.up_joined = agg_up_joined,
+	.up_forward = agg_up_forward,
+};
 
-	bv = optinc_bind_rx(&j->bind, &j->core, msg, &l->src, port, spoofed);
-	if (unlikely(bv != OPTINC_BIND_PASS)) {
-		agg_drop_bind(j, bv, port);
-		return;
-	}
-	if (unlikely(agg_rate_limited(j, msg, l, port, now)))
-		return;
-	switch (optinc_job_rx(&j->core, msg, &l->src, &why, &s)) {
-	case OPTINC_V_DROP:
-		agg_drop(j, why, port);
-		break;
-	case OPTINC_V_ABSORBED:
-		break;
-	case OPTINC_V_COMPLETE:
-		OPTINC_STAT_INC(j->stats.slots_completed);
-		agg_send_all(j, s, now);
-		break;
-	case OPTINC_V_RESEND:
-		OPTINC_STAT_INC(j->stats.resends);
-		agg_send_result(j, s, msg->rank,
-				agg_member_port(j, msg->rank, now));
-		break;
-	case OPTINC_V_JOIN_ACK:
-		OPTINC_STAT_INC(j->stats.joins);
-		agg_bind(j, msg->rank, &l->src, port, now);
-		agg_log_join(j, msg->rank, &l->src, port);
-		if (optinc_uplink_joined(j, msg->rank, now))
-			break;
-		if (optinc_job_complete(&j->core))
-			agg_send_all(j, NULL, now);
-		else
-			agg_send_ack(j, msg->rank, now);
-		break;
-	case OPTINC_V_NACK:
-		agg_drop(j, why, port);
-		agg_send_nack(j, msg, why, l, port);
-		break;
-	case OPTINC_V_FORWARD:
-		optinc_uplink_forward(j, s, now);
-		break;
-	}
+/* optincd as lib/core/switch.c sees it, for one poll round at @now. */
+void optinc_agg_switch(struct optinc_sw *sw, struct optinc_agg_ctx *ctx,
+		       uint64_t now)
+{
+	ctx->sw = sw;
+	ctx->now = now;
+	ctx->seen = NULL;
+	sw->ops = &agg_ops;
+	sw->dp = ctx;
+	sw->ep = &agg_conf->sw;
 }
 
 /**
@@ -409,19 +263,25 @@ static void agg_verdict(struct optinc_agg_job *j, const struct optinc_msg *msg,
  * @l:    its addresses and UDP payload, from optinc_parse_l2l4()
  * @now:  TSC of this poll round
  * @spoofed: its source MAC is pinned to another port; only a JOIN of the
- *        member that owns it (moving) gets past optinc_bind_rx()
+ *        member that owns it (moving) gets past the switch's rules
  */
 void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
 		      const struct optinc_l2l4 *l, uint64_t now, bool spoofed)
 {
 	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
 	struct optinc_msg msg = { .job = 0 };
+	struct optinc_sw_msg in = {
+		.m = &msg, .src = &l->src, .port = port, .spoofed = spoofed,
+	};
 	struct optinc_agg_job *j = NULL;
+	struct optinc_agg_ctx ctx;
+	struct optinc_sw sw;
 	enum optinc_drop why;
 
+	optinc_agg_switch(&sw, &ctx, now);
 	why = optinc_msg_parse(frame + l->l4_off, l->l4_len, &msg);
 	if (why == OPTINC_DROP_NONE && !spoofed &&
-	    optinc_uplink_input(&msg, l, port, now)) {
+	    optinc_uplink_input(&sw, &msg, l, port)) {
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -430,40 +290,11 @@ void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
 		j = optinc_agg_live_find(msg.job);
 	if (j)
 		agg_count_in(j, &msg, rte_pktmbuf_pkt_len(m));
-	if (unlikely(spoofed) && (why != OPTINC_DROP_NONE || !j ||
-				  msg.type != OPTINC_T_JOIN)) {
-		agg_drop_bind(why == OPTINC_DROP_NONE ? j : NULL,
-			      OPTINC_BIND_SPOOF, port);
-	} else if (why != OPTINC_DROP_NONE) {
-		agg_drop(j, why, port);
-	} else if (!j || unlikely(!j->served)) {
-		if (unlikely(agg_rate_limited(NULL, &msg, l, port, now)))
-			goto out_free;
-		agg_drop(j, OPTINC_DROP_NO_JOB, port);
-		if (msg.type == OPTINC_T_JOIN)
-			agg_send_nack(j, &msg, OPTINC_DROP_NO_JOB, l, port);
-	} else {
-		agg_verdict(j, &msg, l, port, now, spoofed);
+	if (j && unlikely(!j->served)) {	/* counted on it, as of no job */
+		ctx.seen = j;
+		j = NULL;
 	}
-out_free:
+	optinc_sw_input(&sw, j ? &j->core : NULL, j ? &j->bind : NULL, &in,
+			why);
 	rte_pktmbuf_free(m);
-}
-
-/* For uplink.c: building, sending and answering as this file does. */
-struct rte_mbuf *optinc_agg_alloc(struct optinc_agg_job *j, uint16_t port,
-				  uint8_t **buf, uint32_t *room)
-{
-	return agg_alloc(j, port, buf, room);
-}
-
-void optinc_agg_xmit(struct optinc_agg_job *j, int rank, uint16_t port,
-		     struct rte_mbuf *m, uint32_t len)
-{
-	agg_xmit(j, rank, port, m, len);
-}
-
-void optinc_agg_send_all(struct optinc_agg_job *j, const struct optinc_slot *s,
-			 uint64_t now)
-{
-	agg_send_all(j, s, now);
 }

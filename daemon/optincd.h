@@ -16,6 +16,7 @@
 #include <rte_telemetry.h>
 #include <optinc/core.h>
 #include <optinc/bind.h>
+#include <optinc/switch.h>
 #include <optinc/ratelimit.h>
 #include "stats.h"
 
@@ -299,20 +300,28 @@ void optinc_agg_table_take(struct optinc_agg_job *j);
 int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
 			     char *why, size_t why_len);
 
-/* agg.c: the aggregation datapath */
+/* agg.c: optincd's side of the switch's rules (lib/core/switch.c) */
+struct optinc_agg_ctx {
+	const struct optinc_sw *sw;	/* what the rules run on */
+	uint64_t now;			/* TSC of this poll round */
+	struct optinc_agg_job *seen;	/* a job not served: its counters */
+};
+
 int optinc_agg_dp_init(const struct optinc_conf *c);
 const struct optinc_conf *optinc_agg_conf(void);
+void optinc_agg_switch(struct optinc_sw *sw, struct optinc_agg_ctx *ctx,
+		       uint64_t now);
 void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
 		      const struct optinc_l2l4 *l, uint64_t now, bool spoofed);
-uint16_t optinc_agg_member_port(const struct optinc_agg_job *j, uint16_t rank,
-				uint64_t now);
 
-struct rte_mbuf *optinc_agg_alloc(struct optinc_agg_job *j, uint16_t port,
-				  uint8_t **buf, uint32_t *room);
-void optinc_agg_xmit(struct optinc_agg_job *j, int rank, uint16_t port,
-		     struct rte_mbuf *m, uint32_t len);
-void optinc_agg_send_all(struct optinc_agg_job *j, const struct optinc_slot *s,
-			 uint64_t now);
+/* tx.c: frames optincd builds and sends */
+uint16_t optinc_tx_member_port(const struct optinc_agg_job *j, uint16_t rank,
+			       uint64_t now);
+struct rte_mbuf *optinc_tx_alloc(uint16_t port, uint8_t **buf, uint32_t *room);
+int optinc_tx_send(struct optinc_agg_job *j, int rank, uint16_t port,
+		   struct rte_mbuf *m, uint32_t len);
+int optinc_tx_results(struct optinc_agg_job *j, const struct optinc_slot *s,
+		      const struct optinc_endpoint *sw, uint64_t now);
 
 /* uplink.c: cascading, a job's first-level side (Documentation/scale.md) */
 int optinc_uplink_parse(struct optinc_job_conf *j, const char *val);
@@ -320,13 +329,13 @@ int optinc_uplink_init(const struct optinc_conf *c);
 int optinc_uplink_setup(struct optinc_agg_job *j, char *why, size_t why_len);
 void optinc_uplink_attach(struct optinc_agg_job *j);
 void optinc_uplink_detach(struct optinc_agg_job *j);
-bool optinc_uplink_input(const struct optinc_msg *msg,
-			 const struct optinc_l2l4 *l, uint16_t port,
-			 uint64_t now);
-bool optinc_uplink_joined(struct optinc_agg_job *j, uint16_t rank,
-			  uint64_t now);
-void optinc_uplink_forward(struct optinc_agg_job *j,
-			   struct optinc_slot *s, uint64_t now);
+bool optinc_uplink_input(const struct optinc_sw *sw,
+			 const struct optinc_msg *msg,
+			 const struct optinc_l2l4 *l, uint16_t port);
+bool optinc_uplink_joined(struct optinc_agg_ctx *ctx, struct optinc_agg_job *j,
+			  uint16_t rank);
+void optinc_uplink_forward(struct optinc_agg_ctx *ctx, struct optinc_agg_job *j,
+			   struct optinc_slot *s);
 bool optinc_uplink_arp(const struct rte_arp_hdr *a, uint16_t port);
 
 /* datapath.c */

@@ -273,14 +273,14 @@ static bool uplink_send(struct uplink *u, uint64_t now,
 
 	if (!uplink_port(u, now, &port))
 		return false;
-	m = optinc_agg_alloc(u->j, port, &buf, &room);
-	if (!m)
+	m = optinc_tx_alloc(port, &buf, &room);
+	len = m ? build(u, arg, buf, room) : 0;
+	if (!m || optinc_tx_send(u->j, -1, port, m, len)) {
+		OPTINC_STAT_INC(u->j->stats.tx_errors);
 		return false;
-	len = build(u, arg, buf, room);
-	if (len)
-		OPTINC_STAT_INC(u->j->stats.up_frames_out);
-	optinc_agg_xmit(u->j, -1, port, m, len);
-	return len != 0;
+	}
+	OPTINC_STAT_INC(u->j->stats.up_frames_out);
+	return true;
 }
 
 static uint32_t uplink_build_join(struct uplink *u, const void *arg,
@@ -318,31 +318,11 @@ static uint64_t uplink_gen(const struct optinc_job *job)
 	return h;
 }
 
-/* A JOIN_ACK telling @rank that not everyone below the upper switch has joined. */
-static void uplink_hold_ack(struct optinc_agg_job *j, uint16_t rank,
-			    uint64_t now)
-{
-	uint16_t port = optinc_agg_member_port(j, rank, now);
-	struct optinc_msg ack;
-	struct rte_mbuf *m;
-	uint32_t room;
-	uint8_t *buf;
-
-	m = optinc_agg_alloc(j, port, &buf, &room);
-	if (!m)
-		return;
-	optinc_job_ack(&j->core, rank, &ack);
-	ack.aux = (uint16_t)(j->core.size - 1);
-	OPTINC_STAT_INC(j->stats.join_acks);
-	optinc_agg_xmit(j, rank, port, m, optinc_build_ctrl(buf, room, &ack,
-			&up_conf->sw, &j->core.members[rank].ep));
-}
-
 /**
  * optinc_uplink_joined() - a member of @j joined (or repeated its JOIN)
+ * @ctx:  the poll round's switch (agg.c)
  * @j:    the job
  * @rank: the member
- * @now:  TSC of this poll round
  *
  * Once all members joined, a new set of them is a new generation
  * upstream too: a new JOIN nonce, which makes the upper switch start over
@@ -351,7 +331,8 @@ static void uplink_hold_ack(struct optinc_agg_job *j, uint16_t rank,
  *
  * Return: true when the answer was given here, false to answer as usual.
  */
-bool optinc_uplink_joined(struct optinc_agg_job *j, uint16_t rank, uint64_t now)
+bool optinc_uplink_joined(struct optinc_agg_ctx *ctx, struct optinc_agg_job *j,
+			  uint16_t rank)
 {
 	struct uplink *u = uplink_of(j);
 	uint64_t gen;
@@ -368,14 +349,15 @@ bool optinc_uplink_joined(struct optinc_agg_job *j, uint16_t rank, uint64_t now)
 	}
 	if (u->complete)
 		return false;
-	uplink_send(u, now, uplink_build_join, NULL);
-	uplink_hold_ack(j, rank, now);
+	uplink_send(u, ctx->now, uplink_build_join, NULL);
+	/* "not everyone yet": not everyone below the upper switch */
+	optinc_sw_ack(ctx->sw, &j->core, rank, 1);
 	return true;
 }
 
 /* A slot of @j is complete, or a member sent again while it waits: it goes up. */
-void optinc_uplink_forward(struct optinc_agg_job *j, struct optinc_slot *s,
-			   uint64_t now)
+void optinc_uplink_forward(struct optinc_agg_ctx *ctx, struct optinc_agg_job *j,
+			   struct optinc_slot *s)
 {
 	struct uplink *u = uplink_of(j);
 
@@ -383,7 +365,7 @@ void optinc_uplink_forward(struct optinc_agg_job *j, struct optinc_slot *s,
 		OPTINC_STAT_INC(j->stats.tx_errors);
 		return;
 	}
-	uplink_send_data(u, s, now);
+	uplink_send_data(u, s, ctx->now);
 }
 
 static void uplink_refused(struct uplink *u, const char *why, unsigned int v)
@@ -394,8 +376,8 @@ static void uplink_refused(struct uplink *u, const char *why, unsigned int v)
 	u->refused = true;
 }
 
-static void uplink_ack(struct uplink *u, const struct optinc_msg *msg,
-		       uint64_t now)
+static void uplink_ack(const struct optinc_sw *sw, struct uplink *u,
+		       const struct optinc_msg *msg)
 {
 	if (msg->rank != u->core.rank || msg->seq != u->nonce || u->complete)
 		return;
@@ -411,7 +393,7 @@ static void uplink_ack(struct uplink *u, const struct optinc_msg *msg,
 			  "all its %u members now (window %u)", u->j->conf.id,
 			  u->core.rank, u->core.job, msg->size, u->core.window);
 	if (optinc_job_complete(&u->j->core))
-		optinc_agg_send_all(u->j, NULL, now);
+		optinc_sw_acks(sw, &u->j->core);
 }
 
 /* What the upper result's hint says we lost goes up again at once. */
@@ -427,9 +409,10 @@ static void uplink_hinted(struct uplink *u, const struct optinc_msg *msg,
 	OPTINC_STAT_ADD(u->j->stats.up_hinted, n);
 }
 
-static void uplink_result(struct uplink *u, const struct optinc_msg *msg,
-			  uint16_t port, uint64_t now)
+static void uplink_result(const struct optinc_sw *sw, struct uplink *u,
+			  const struct optinc_msg *msg, uint16_t port)
 {
+	uint64_t now = ((struct optinc_agg_ctx *)sw->dp)->now;
 	struct optinc_agg_job *j = u->j;
 	struct optinc_slot *s;
 	enum optinc_drop why;
@@ -438,7 +421,7 @@ static void uplink_result(struct uplink *u, const struct optinc_msg *msg,
 	case OPTINC_V_COMPLETE:
 		OPTINC_STAT_INC(j->stats.up_results_in);
 		OPTINC_STAT_INC(j->stats.slots_completed);
-		optinc_agg_send_all(j, s, now);
+		optinc_sw_results(sw, &j->core, s);
 		uplink_hinted(u, msg, now);
 		break;
 	case OPTINC_V_DROP:
@@ -456,17 +439,17 @@ static void uplink_result(struct uplink *u, const struct optinc_msg *msg,
 
 /**
  * optinc_uplink_input() - a frame from an upper switch?
+ * @sw:   the poll round's switch (agg.c), to answer members with
  * @msg:  parsed OptINC message to our address
  * @l:    its addresses
  * @port: where it came in
- * @now:  TSC of this poll round
  *
  * Return: true when it was an upper switch's answer to one of our uplinks
  * (consumed), false for everything else.
  */
-bool optinc_uplink_input(const struct optinc_msg *msg,
-			 const struct optinc_l2l4 *l, uint16_t port,
-			 uint64_t now)
+bool optinc_uplink_input(const struct optinc_sw *sw,
+			 const struct optinc_msg *msg,
+			 const struct optinc_l2l4 *l, uint16_t port)
 {
 	struct uplink *u = NULL;
 	unsigned int i;
@@ -482,9 +465,9 @@ bool optinc_uplink_input(const struct optinc_msg *msg,
 	if (!u)
 		return false;
 	if (msg->type == OPTINC_T_RESULT)
-		uplink_result(u, msg, port, now);
+		uplink_result(sw, u, msg, port);
 	else if (msg->type == OPTINC_T_JOIN_ACK)
-		uplink_ack(u, msg, now);
+		uplink_ack(sw, u, msg);
 	else if (msg->rank == u->core.rank && msg->seq == u->nonce)
 		uplink_refused(u, "refused the JOIN, reason", msg->aux);
 	return true;

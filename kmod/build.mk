@@ -11,10 +11,12 @@
 # of links to the sources.
 
 KMOD_HDRS_PKG := linux-headers-amd64
-KMOD_CORE := frame reduce pam4 table agg reply cascade bind ratelimit
+KMOD_CORE := frame reduce pam4 table agg reply cascade bind ratelimit switch \
+	     uplink
 KMOD_SRCS := $(wildcard kmod/*.c kmod/*.h) $(KMOD_CORE:%=lib/core/%.c) \
 	     lib/core/compat.h
-KMOD_DEPS := Kbuild $(KMOD_SRCS) include/optinc/core.h include/optinc/bind.h include/optinc/ratelimit.h include/optinc/wire.h \
+KMOD_DEPS := Kbuild $(KMOD_SRCS) include/optinc/core.h include/optinc/bind.h include/optinc/ratelimit.h include/optinc/switch.h \
+	     include/optinc/wire.h \
 	     include/uapi/linux/optinc.h
 KMOD_TREE := $(O)/kmod/src
 KMOD_KO   := $(O)/kmod/optinc.ko

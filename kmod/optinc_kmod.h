@@ -111,6 +111,8 @@ int optinc_port_add(struct optinc_kswitch *sw, struct net_device *dev,
 		    struct netlink_ext_ack *extack);
 void optinc_port_del(struct optinc_kport *port);
 struct optinc_kport *optinc_port_of(const struct net_device *dev);
+struct optinc_kport *optinc_port_by_ifindex(struct optinc_kswitch *sw,
+					    u32 ifindex);
 
 /* fdb.c */
 void optinc_fdb_init(struct optinc_kswitch *sw);
@@ -126,9 +128,22 @@ void optinc_fdb_flush(struct optinc_kswitch *sw, struct optinc_kport *port);
 
 /* dp.c */
 rx_handler_result_t optinc_dp_handle_frame(struct sk_buff **pskb);
+
+/* agg.c */
+void optinc_agg_msg(struct optinc_kport *port, struct sk_buff *skb,
+		    const struct optinc_l2l4 *l4, bool spoofed);
+void optinc_agg_count_bind(struct optinc_kport *in, struct optinc_kjob *job,
+			   int idx);
+
+/* tx.c */
+/* The port a frame the switch built goes out of; NULL: where the FDB says. */
+#define OPTINC_TX_OUT(skb)	(*(struct optinc_kport **)(skb)->cb)
+
 void optinc_dp_xmit(struct optinc_kport *port, struct sk_buff *skb);
-struct optinc_kport *optinc_port_by_ifindex(struct optinc_kswitch *sw,
-					    u32 ifindex);
+void optinc_dp_flood(struct optinc_kswitch *sw, struct optinc_kport *in,
+		     struct sk_buff *skb);
+void optinc_tx_queue(struct optinc_kswitch *sw, struct sk_buff_head *q);
+struct sk_buff *optinc_tx_alloc(u32 len, struct optinc_kport *out);
 
 /* host.c */
 bool optinc_host_arp(struct optinc_kport *port, struct sk_buff *skb);

@@ -219,3 +219,21 @@ void optinc_port_del(struct optinc_kport *port)
 	netdev_put(port->dev, &port->tracker);
 	kfree(port);
 }
+
+/**
+ * optinc_port_by_ifindex() - the member port of @sw on device @ifindex
+ * @sw:      the switch
+ * @ifindex: a bound port, as lib/core/bind.c keeps it
+ *
+ * Under RCU or RTNL. Return: the port, or NULL when it was removed.
+ */
+struct optinc_kport *optinc_port_by_ifindex(struct optinc_kswitch *sw,
+					    u32 ifindex)
+{
+	struct optinc_kport *port;
+
+	list_for_each_entry_rcu(port, &sw->ports, node, lockdep_rtnl_is_held())
+		if (port->dev->ifindex == ifindex)
+			return port;
+	return NULL;
+}

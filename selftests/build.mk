@@ -18,7 +18,7 @@ $(KSFT_HDR):
 	@touch $@
 
 UNIT_TESTS := test_wire test_reduce test_agg test_quant test_quant_isa \
-	      test_table test_cascade test_bind test_ratelimit
+	      test_table test_cascade test_bind test_ratelimit test_switch
 UNIT_BINS := $(UNIT_TESTS:%=$(O)/selftests/unit/%)
 UNIT_OBJS := $(UNIT_TESTS:%=$(O)/selftests/unit/%.o)
 

@@ -16,7 +16,8 @@ FUZZ_SRCS := selftests/fuzz/fuzz_frame.c $(CORE_SRCS)
 FUZZ_HAVE := $(shell printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' | \
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -x c - -o /dev/null 2>/dev/null && echo y)
 
-$(FUZZ_BIN): $(FUZZ_SRCS) selftests/fuzz/fuzz.h include/optinc/core.h include/optinc/wire.h
+$(FUZZ_BIN): $(FUZZ_SRCS) selftests/fuzz/fuzz.h include/optinc/core.h include/optinc/wire.h \
+	    include/optinc/switch.h include/optinc/bind.h include/optinc/ratelimit.h
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) -std=gnu11 -Iinclude -Ilib/core $(FUZZ_FLAGS) -o $@ $(FUZZ_SRCS)

@@ -14,11 +14,13 @@
 #define FUZZ_JOB_EXACT	1
 #define FUZZ_JOB_ONN	2	/* onn mode, token FUZZ_TOKEN */
 #define FUZZ_TOKEN	0x5eed1234u
+#define FUZZ_PORTS	3
 #define FUZZ_ROOM	(OPTINC_FRAME_OVERHEAD + 64 + 4 * FUZZ_MAX_ELEMS)
 
 /* byte 0 of an input */
 #define FUZZ_CTL_JOINED	0x01	/* every member joined before the frames */
 #define FUZZ_CTL_SHORT	0x02	/* answers built into a short buffer */
+#define FUZZ_CTL_PORTS	0x04	/* frames come in on FUZZ_PORTS ports in turn */
 #define FUZZ_CTL_TABLE	0x80	/* the input is a truth-table file */
 
 /* The switch: 10.77.0.254, port FUZZ_PORT. */

@@ -1,27 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness for the code every switch datapath runs on a received
- * frame: optinc_parse_l2l4(), optinc_msg_parse(), optinc_job_rx() and the
- * builders of the answers, plus optinc_table_parse() for table files.
+ * frame: optinc_parse_l2l4(), optinc_msg_parse(), then the switch's rules
+ * as optincd and optinc.ko run them, optinc_sw_input() (port security,
+ * the rate limit, the slot state machine, the reply plan and the builders
+ * of the answers), plus optinc_table_parse() for table files.
  *
  * Input: byte 0 selects the mode. Bit 7 set: the rest is a truth-table
  * file. Otherwise the rest is a list of frames, each a big-endian 16-bit
  * length and that many bytes, run in order through two jobs (id 1 exact,
  * id 2 onn with token FUZZ_TOKEN); bit 0 joins every member first, bit 1
- * builds answers into a short buffer. Each frame is copied into its own
- * allocation so that AddressSanitizer sees any read past its end.
+ * builds answers into a short buffer, bit 2 has the frames come in on
+ * FUZZ_PORTS ports in turn (else all on port 0). Each frame is copied into
+ * its own allocation so that AddressSanitizer sees any read past its end.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <optinc/core.h>
+#include <stdio.h>
+#include <optinc/switch.h>
+#include <optinc/ratelimit.h>
 #include "fuzz.h"
 
 static struct optinc_job fuzz_jobs[2];
 static struct optinc_table fuzz_tbl;
 static struct optinc_endpoint fuzz_sw;
 static __u8 fuzz_out[FUZZ_ROOM];
+static struct optinc_bind fuzz_binds[2];
+static struct optinc_rl fuzz_rl[FUZZ_PORTS];
+static struct optinc_rl_conf fuzz_rl_conf;
 
 static void fuzz_check(int ok)
 {
@@ -58,6 +67,8 @@ static void fuzz_setup(void)
 	optinc_table_fill_exact(out, FUZZ_SIZE, 8);
 	fuzz_tbl = (struct optinc_table){ .members = FUZZ_SIZE, .bits = 8,
 		.radix = 3 * FUZZ_SIZE + 1, .entries = entries, .out = out };
+	/* a low limit, so that floods of bad frames reach it */
+	fuzz_check(!optinc_rl_conf_set(&fuzz_rl_conf, 100, 16, 1000000000));
 	fuzz_job_init(&fuzz_jobs[0], FUZZ_JOB_EXACT, 0, OPTINC_MODE_EXACT);
 	fuzz_job_init(&fuzz_jobs[1], FUZZ_JOB_ONN, FUZZ_TOKEN, OPTINC_MODE_ONN);
 }
@@ -68,106 +79,150 @@ static struct optinc_job *fuzz_find(__u16 id)
 	       id == FUZZ_JOB_ONN ? &fuzz_jobs[1] : NULL;
 }
 
-/* What a built frame must be: parseable, to @dst's port, of @type. */
-static void fuzz_reparse(__u32 len, __u8 type,
-			 const struct optinc_endpoint *dst)
+/*
+ * The datapath side of the switch's rules (lib/core/switch.c): frames are
+ * built into fuzz_out, at most @room bytes (FUZZ_CTL_SHORT), and must
+ * parse back as what they claim to be, addressed where they go.
+ */
+struct fuzz_dp {
+	__u32	room;
+	__u64	now;		/* the rate limit's clock: 1 ms per frame */
+	__u8	sent_type;	/* type of the frame sent last */
+};
+
+/* how often each event of the rules fired, for fuzz_short.sh */
+static unsigned long fuzz_events[OPTINC_SW_TX_ERROR + 1];
+static unsigned long fuzz_sent[OPTINC_T_NACK + 1];
+
+static int fuzz_alloc(void *dp, struct optinc_job *job,
+		      const struct optinc_sw_msg *in, int rank, __u32 len,
+		      struct optinc_sw_frame *f)
 {
+	struct fuzz_dp *d = dp;
+
+	fuzz_check(rank < 0 ? in != NULL : job && rank < job->size);
+	f->buf = fuzz_out;
+	f->room = d->room;
+	f->priv = NULL;
+	return 0;
+}
+
+static int fuzz_send(void *dp, struct optinc_job *job,
+		     const struct optinc_sw_msg *in, int rank,
+		     struct optinc_sw_frame *f, __u32 len)
+{
+	const struct optinc_endpoint *dst = rank < 0 ? in->src :
+					    &job->members[rank].ep;
+	struct fuzz_dp *d = dp;
 	struct optinc_l2l4 l;
 	struct optinc_msg m;
 
-	fuzz_check(len <= sizeof(fuzz_out));
+	if (!len)
+		return -EINVAL;
+	fuzz_check(len <= d->room);
 	fuzz_check(optinc_parse_l2l4(fuzz_out, len, ntohs(dst->port), &l) == 1);
+	fuzz_check(!memcmp(l.dst.mac, dst->mac, 6) && l.dst.ip == dst->ip);
 	fuzz_check(optinc_msg_parse(fuzz_out + l.l4_off, l.l4_len, &m) ==
 		   OPTINC_DROP_NONE);
-	fuzz_check(m.type == type);
+	fuzz_check(m.type == OPTINC_T_RESULT || m.type == OPTINC_T_JOIN_ACK ||
+		   m.type == OPTINC_T_NACK);
+	fuzz_check(m.type == OPTINC_T_NACK || (job && m.job == job->id));
+	d->sent_type = m.type;
+	return 0;
 }
 
-static void fuzz_result(const struct optinc_job *j,
-			const struct optinc_slot *s, __u16 rank, __u32 room)
+static void fuzz_count(void *dp, struct optinc_job *job,
+		       const struct optinc_sw_msg *in, enum optinc_sw_event ev,
+		       __u32 arg)
 {
-	__u32 len = optinc_build_result(fuzz_out, room, j, s, &fuzz_sw, rank);
+	struct fuzz_dp *d = dp;
 
-	fuzz_check(s->done && s->res_len <= 4u * j->max_elems);
-	if (len)
-		fuzz_reparse(len, OPTINC_T_RESULT, &j->members[rank].ep);
-}
-
-static void fuzz_ctrl(const struct optinc_msg *a,
-		      const struct optinc_endpoint *dst, __u32 room)
-{
-	__u32 len = optinc_build_ctrl(fuzz_out, room, a, &fuzz_sw, dst);
-
-	if (len)
-		fuzz_reparse(len, a->type, dst);
-}
-
-/* Act on a verdict like optincd's agg_verdict(). */
-static void fuzz_verdict(struct optinc_job *j, const struct optinc_msg *m,
-			 const struct optinc_l2l4 *l, __u32 room)
-{
-	struct optinc_slot *s;
-	enum optinc_drop why;
-	struct optinc_msg a;
-	__u16 r;
-
-	switch (optinc_job_rx(j, m, &l->src, &why, &s)) {
-	case OPTINC_V_DROP:
-		fuzz_check(why > OPTINC_DROP_NONE && why < OPTINC_DROP_NR);
-		break;
-	case OPTINC_V_ABSORBED:
-	case OPTINC_V_FORWARD:	/* never: the fuzzed job has no uplink */
-		fuzz_check(why == OPTINC_DROP_NONE);
-		break;
-	case OPTINC_V_COMPLETE:
-		for (r = 0; r < j->size; r++)
-			fuzz_result(j, s, r, room);
-		break;
-	case OPTINC_V_RESEND:
-		fuzz_result(j, s, m->rank, room);
-		break;
-	case OPTINC_V_JOIN_ACK:
-		fuzz_check(m->rank < j->size);
-		optinc_job_ack(j, m->rank, &a);
-		fuzz_ctrl(&a, &j->members[m->rank].ep, room);
-		break;
-	case OPTINC_V_NACK:
-		optinc_nack(m, why, &a);
-		fuzz_ctrl(&a, &l->src, room);
-		break;
+	fuzz_check(ev <= OPTINC_SW_TX_ERROR);
+	fuzz_events[ev]++;
+	if (ev == OPTINC_SW_DROPPED)
+		fuzz_check(arg > OPTINC_DROP_NONE && arg < OPTINC_DROP_NR);
+	if (ev == OPTINC_SW_SENT) {
+		fuzz_check(arg == d->sent_type);
+		fuzz_sent[arg]++;
 	}
+	if (ev == OPTINC_SW_COMPLETED || ev == OPTINC_SW_RESENT ||
+	    ev == OPTINC_SW_JOINED)
+		fuzz_check(job != NULL);
 }
 
-static void fuzz_frame(const __u8 *data, size_t len, __u32 room)
+static void fuzz_pin(void *dp, struct optinc_job *job,
+		     const struct optinc_sw_msg *in,
+		     const struct optinc_endpoint *old, __u32 old_port)
+{
+	fuzz_check(job && in->port < FUZZ_PORTS && (!old || old_port < FUZZ_PORTS));
+}
+
+static int fuzz_limited(void *dp, struct optinc_job *job,
+			const struct optinc_sw_msg *in)
+{
+	struct fuzz_dp *d = dp;
+
+	return optinc_rl_rx(&fuzz_rl[in->port], &fuzz_rl_conf, job, in->m,
+			    in->src, d->now) == OPTINC_RL_LIMITED;
+}
+
+static const struct optinc_sw_ops fuzz_ops = {
+	.alloc = fuzz_alloc,
+	.send = fuzz_send,
+	.count = fuzz_count,
+	.pin = fuzz_pin,
+	.limited = fuzz_limited,
+};
+
+/* The L2 table's pins, as both datapaths keep them: bound MACs stay put. */
+static int fuzz_spoofed(const struct optinc_endpoint *src, __u32 port)
+{
+	const struct optinc_bind *b;
+	int k, r;
+
+	for (k = 0; k < 2; k++)
+		for (r = 0, b = &fuzz_binds[k]; r < OPTINC_MAX_MEMBERS; r++)
+			if ((b->bound >> r & 1) && b->port[r] != port &&
+			    !memcmp(b->ep[r].mac, src->mac, 6))
+				return 1;
+	return 0;
+}
+
+static void fuzz_input(struct fuzz_dp *d, const struct optinc_msg *m,
+		       const struct optinc_endpoint *src, __u32 port,
+		       enum optinc_drop why)
+{
+	const struct optinc_sw sw = { .ops = &fuzz_ops, .dp = d, .ep = &fuzz_sw };
+	const struct optinc_sw_msg in = { .m = m, .src = src, .port = port,
+					  .spoofed = fuzz_spoofed(src, port) };
+	struct optinc_job *j = why == OPTINC_DROP_NONE ? fuzz_find(m->job) : NULL;
+
+	d->now += 1000000;
+	optinc_sw_input(&sw, j, j ? &fuzz_binds[j - fuzz_jobs] : NULL, &in, why);
+}
+
+/* A frame from port @port (FUZZ_CTL_PORTS: members may seem to move). */
+static void fuzz_frame(struct fuzz_dp *d, const __u8 *data, size_t len,
+		       __u32 port)
 {
 	__u8 *f = malloc(len ? len : 1);
-	struct optinc_job *j;
-	struct optinc_l2l4 l;
 	struct optinc_msg m = { .job = 0 };
-	struct optinc_msg a;
+	struct optinc_l2l4 l;
+	enum optinc_drop why;
 
 	memcpy(f, data, len);
 	if (optinc_parse_l2l4(f, len, FUZZ_PORT, &l) == 1) {
 		fuzz_check((__u32)l.l4_off + l.l4_len <= len);
-		if (optinc_msg_parse(f + l.l4_off, l.l4_len, &m) ==
-		    OPTINC_DROP_NONE) {
-			j = fuzz_find(m.job);
-			if (j) {
-				fuzz_verdict(j, &m, &l, room);
-			} else if (m.type == OPTINC_T_JOIN) {
-				optinc_nack(&m, OPTINC_DROP_NO_JOB, &a);
-				fuzz_ctrl(&a, &l.src, room);
-			}
-		}
+		why = optinc_msg_parse(f + l.l4_off, l.l4_len, &m);
+		fuzz_input(d, &m, &l.src, port, why);
 	}
 	free(f);
 }
 
-/* Every member joins from its usual endpoint, as a running job has. */
-static void fuzz_join_all(struct optinc_job *j)
+/* Every member joins from its usual endpoint and port 0, as a running job has. */
+static void fuzz_join_all(struct fuzz_dp *d, struct optinc_job *j)
 {
 	struct optinc_endpoint ep;
-	struct optinc_slot *s;
-	enum optinc_drop why;
 	__u16 r;
 
 	for (r = 0; r < j->size; r++) {
@@ -175,10 +230,26 @@ static void fuzz_join_all(struct optinc_job *j)
 			.rank = r, .token = j->token, .seq = 1000 + r };
 
 		fuzz_member_ep(r, &ep);
-		fuzz_check(optinc_job_rx(j, &m, &ep, &why, &s) ==
-			   OPTINC_V_JOIN_ACK);
+		fuzz_input(d, &m, &ep, 0, OPTINC_DROP_NONE);
 	}
 	fuzz_check(optinc_job_complete(j));
+}
+
+/* How often each rule fired, for fuzz_short.sh: at exit, to stderr. */
+static void fuzz_report(void)
+{
+	static const char *const ev[] = {
+		"dropped", "spoofed", "wrong_port", "rate_limited", "absorbed",
+		"completed", "resent", "joined", "rebound", "sent", "tx_error",
+	};
+	unsigned int k;
+
+	fprintf(stderr, "fuzz_frame rules:");
+	for (k = 0; k < sizeof(ev) / sizeof(ev[0]); k++)
+		fprintf(stderr, " %s=%lu", ev[k], fuzz_events[k]);
+	fprintf(stderr, " sent_result=%lu sent_join_ack=%lu sent_nack=%lu\n",
+		fuzz_sent[OPTINC_T_RESULT], fuzz_sent[OPTINC_T_JOIN_ACK],
+		fuzz_sent[OPTINC_T_NACK]);
 }
 
 static void fuzz_table(const __u8 *data, size_t len)
@@ -202,13 +273,15 @@ static void fuzz_table(const __u8 *data, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct fuzz_dp d = { .now = 0 };
 	static int ready;
-	__u32 room, flen;
+	__u32 flen, n;
 	__u8 ctl;
 	int k;
 
 	if (!ready) {
 		fuzz_setup();
+		atexit(fuzz_report);
 		ready = 1;
 	}
 	if (!size)
@@ -220,19 +293,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_table(data, size);
 		return 0;
 	}
-	room = ctl & FUZZ_CTL_SHORT ? 64 + (size & 0xff) : sizeof(fuzz_out);
+	d.room = ctl & FUZZ_CTL_SHORT ? 64 + (size & 0xff) : sizeof(fuzz_out);
+	for (k = 0; k < FUZZ_PORTS; k++)
+		optinc_rl_init(&fuzz_rl[k]);
 	for (k = 0; k < 2; k++) {
 		optinc_job_reset(&fuzz_jobs[k]);
-		if (ctl & FUZZ_CTL_JOINED)
-			fuzz_join_all(&fuzz_jobs[k]);
+		optinc_bind_init(&fuzz_binds[k]);
 	}
-	while (size >= 2) {
+	for (k = 0; k < 2 && (ctl & FUZZ_CTL_JOINED); k++)
+		fuzz_join_all(&d, &fuzz_jobs[k]);
+	for (n = 0; size >= 2; n++) {
 		flen = (__u32)data[0] << 8 | data[1];
 		data += 2;
 		size -= 2;
 		if (flen > size)
 			flen = size;
-		fuzz_frame(data, flen, room);
+		fuzz_frame(&d, data, flen, ctl & FUZZ_CTL_PORTS ? n % FUZZ_PORTS : 0);
 		data += flen;
 		size -= flen;
 	}

@@ -145,7 +145,12 @@ static int seed_joins(const char *dir)
 	seed_frame(&s, &m, 0);
 	m = seed_data(FUZZ_JOB_EXACT, 0, OPTINC_OP_ISUM, 32, 0, 1);
 	seed_frame(&s, &m, 1);
-	return seed_write(dir, "joins", &s);
+	if (seed_write(dir, "joins", &s))
+		return -1;
+	/* the same on rotating ports: bindings, moves and wrong ports */
+	s.buf[0] = FUZZ_CTL_PORTS;
+	seed_slot(&s, FUZZ_JOB_EXACT, 0, OPTINC_OP_AVG, 8, 0);
+	return seed_write(dir, "joins-ports", &s);
 }
 
 /* A table file of one member: radix 4, 4^4 entries. */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test harness: a loopback UDP switch on the core's state machine. It is
- * no datapath (optincd is): one job, one thread, sendto() per member. The
- * core builds whole Ethernet frames; the UDP payload after OPTINC_L2L4_LEN
- * is what goes out.
+ * Test harness: a loopback UDP switch on the switch's rules
+ * (lib/core/switch.c), as optincd and optinc.ko run them, without ports.
+ * It is no datapath (optincd is): one job, one thread, sendto() per
+ * member. The core builds whole Ethernet frames; the UDP payload after
+ * OPTINC_L2L4_LEN is what goes out.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
+#include <optinc/switch.h>
 #include "udpswitch.h"
 
 #define UDPSW_RX_LEN	65536
@@ -77,120 +79,97 @@ static int udpsw_drop_hit(struct udpsw *sw, enum udpsw_dir dir, uint16_t rank,
 	return 0;
 }
 
-/* Send the UDP payload of the Ethernet frame in sw->tx (@len bytes). */
-static void udpsw_send(struct udpsw *sw, uint32_t len,
-		       const struct optinc_endpoint *dst)
+/* Room for a frame in sw->tx: one at a time, under sw->lock. */
+static int udpsw_alloc(void *dp, struct optinc_job *job,
+		       const struct optinc_sw_msg *in, int rank, uint32_t len,
+		       struct optinc_sw_frame *f)
 {
+	struct udpsw *sw = dp;
+
+	f->buf = sw->tx;
+	f->room = sw->tx_len;
+	return 0;
+}
+
+/*
+ * Send the UDP payload of the Ethernet frame in sw->tx (@len bytes) to
+ * @rank (-1: back to the sender), unless a loss or one-shot drop takes
+ * it; with bad_scales, a result's first exponent is changed on the way.
+ */
+static int udpsw_send(void *dp, struct optinc_job *job,
+		      const struct optinc_sw_msg *in, int rank,
+		      struct optinc_sw_frame *f, uint32_t len)
+{
+	const struct optinc_endpoint *dst = rank < 0 ? in->src :
+					    &job->members[rank].ep;
 	struct sockaddr_in sa = {
 		.sin_family = AF_INET,
 		.sin_addr.s_addr = dst->ip,
 		.sin_port = dst->port,
 	};
+	struct udpsw *sw = dp;
+	struct optinc_msg m;
 
-	if (len <= OPTINC_L2L4_LEN || udpsw_lose(sw))
-		return;
+	if (len <= OPTINC_L2L4_LEN)
+		return -EINVAL;
+	if (optinc_msg_parse(sw->tx + OPTINC_L2L4_LEN, len - OPTINC_L2L4_LEN,
+			     &m) == OPTINC_DROP_NONE && m.type == OPTINC_T_RESULT) {
+		if (sw->bad_scales && m.nscale)
+			sw->tx[OPTINC_FRAME_OVERHEAD] ^= 1;
+		if (udpsw_drop_hit(sw, UDPSW_RESULT, (uint16_t)rank, m.seq))
+			return 0;
+	}
+	if (udpsw_lose(sw))
+		return 0;
 	if (sendto(sw->fd, sw->tx + OPTINC_L2L4_LEN, len - OPTINC_L2L4_LEN, 0,
 		   (struct sockaddr *)&sa, sizeof(sa)) > 0)
 		sw->st.tx++;
+	return 0;
 }
 
-static void udpsw_result(struct udpsw *sw, const struct optinc_slot *s,
-			 uint16_t rank)
+static void udpsw_count(void *dp, struct optinc_job *job,
+			const struct optinc_sw_msg *in, enum optinc_sw_event ev,
+			uint32_t arg)
 {
-	uint32_t len = optinc_build_result(sw->tx, sw->tx_len, &sw->job, s,
-					   &sw->ep, rank);
+	struct udpsw *sw = dp;
 
-	if (len && sw->bad_scales && s->nscale)
-		sw->tx[OPTINC_FRAME_OVERHEAD] ^= 1;
-	if (udpsw_drop_hit(sw, UDPSW_RESULT, rank, s->seq))
-		return;
-	udpsw_send(sw, len, &sw->job.members[rank].ep);
-}
-
-static void udpsw_ack(struct udpsw *sw, uint16_t rank)
-{
-	struct optinc_msg a;
-
-	optinc_job_ack(&sw->job, rank, &a);
-	udpsw_send(sw, optinc_build_ctrl(sw->tx, sw->tx_len, &a, &sw->ep,
-					 &sw->job.members[rank].ep),
-		   &sw->job.members[rank].ep);
-}
-
-static void udpsw_nack(struct udpsw *sw, const struct optinc_msg *m,
-		       enum optinc_drop why, const struct optinc_endpoint *src)
-{
-	struct optinc_msg a;
-
-	optinc_nack(m, why, &a);
-	udpsw_send(sw, optinc_build_ctrl(sw->tx, sw->tx_len, &a, &sw->ep, src),
-		   src);
-}
-
-static void udpsw_verdict(struct udpsw *sw, const struct optinc_msg *m,
-			  const struct optinc_endpoint *src)
-{
-	struct optinc_slot *s;
-	enum optinc_drop why;
-	uint16_t r;
-
-	switch (optinc_job_rx(&sw->job, m, src, &why, &s)) {
-	case OPTINC_V_DROP:
-		sw->st.drops[why]++;
-		break;
-	case OPTINC_V_ABSORBED:
-	case OPTINC_V_FORWARD:	/* never: this switch has no uplink */
-		break;
-	case OPTINC_V_COMPLETE:
+	if (ev == OPTINC_SW_DROPPED)
+		sw->st.drops[arg]++;
+	else if (ev == OPTINC_SW_COMPLETED)
 		sw->st.complete++;
-		for (r = 0; r < sw->job.size; r++)
-			udpsw_result(sw, s, r);
-		break;
-	case OPTINC_V_RESEND:
+	else if (ev == OPTINC_SW_RESENT)
 		sw->st.resend++;
-		udpsw_result(sw, s, m->rank);
-		break;
-	case OPTINC_V_JOIN_ACK:
-		if (!optinc_job_complete(&sw->job)) {
-			udpsw_ack(sw, m->rank);
-			break;
-		}
-		for (r = 0; r < sw->job.size; r++)
-			udpsw_ack(sw, r);
-		break;
-	case OPTINC_V_NACK:
-		sw->st.drops[why]++;
-		udpsw_nack(sw, m, why, src);
-		break;
-	}
 }
+
+/* No ports: no port security, no rate limit, no uplink. */
+static const struct optinc_sw_ops udpsw_ops = {
+	.alloc = udpsw_alloc,
+	.send = udpsw_send,
+	.count = udpsw_count,
+};
 
 static void udpsw_rx(struct udpsw *sw, uint32_t len,
 		     const struct sockaddr_in *sa)
 {
+	const struct optinc_sw rules = { .ops = &udpsw_ops, .dp = sw, .ep = &sw->ep };
 	struct optinc_endpoint src = {
 		.ip = sa->sin_addr.s_addr,
 		.port = sa->sin_port,
 	};
+	struct optinc_sw_msg in = { .src = &src };
+	struct optinc_msg m = { .job = 0 };
 	enum optinc_drop why;
-	struct optinc_msg m;
 
 	sw->st.rx++;
 	if (udpsw_lose(sw))
 		return;
+	in.m = &m;
 	why = optinc_msg_parse(sw->rx, len, &m);
-	if (why != OPTINC_DROP_NONE) {
-		sw->st.drops[why]++;
-	} else if (m.type == OPTINC_T_DATA &&
-		   udpsw_drop_hit(sw, UDPSW_DATA, m.rank, m.seq)) {
+	if (why == OPTINC_DROP_NONE && m.type == OPTINC_T_DATA &&
+	    udpsw_drop_hit(sw, UDPSW_DATA, m.rank, m.seq))
 		return;
-	} else if (m.job != sw->job.id) {
-		sw->st.drops[OPTINC_DROP_NO_JOB]++;
-		if (m.type == OPTINC_T_JOIN)
-			udpsw_nack(sw, &m, OPTINC_DROP_NO_JOB, &src);
-	} else {
-		udpsw_verdict(sw, &m, &src);
-	}
+	optinc_sw_input(&rules, why == OPTINC_DROP_NONE && m.job == sw->job.id ?
+			&sw->job : NULL, NULL, &in, why);
 }
 
 static void *udpsw_main(void *arg)

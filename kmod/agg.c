@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * optinc.ko's side of the switch's rules (lib/core/switch.c): an OptINC
+ * message to the switch is run through them under its job's lock, with
+ * these ops to count on the port's and job's per-CPU counters, to pin a
+ * bound member's MAC in the FDB, to apply the port's rate limit and to
+ * queue the frames they decide on; the queue is sent once the lock is
+ * dropped (tx.c). Port security (lib/core/bind.c) keys ports by ifindex.
+ */
+#include <linux/etherdevice.h>
+#include <linux/skbuff.h>
+#include <optinc/switch.h>
+#include "optinc_kmod.h"
+
+/* One message's run through the rules: where it came from, what it sends. */
+struct agg_ctx {
+	struct optinc_kswitch *sw;
+	struct optinc_kport *in;
+	struct sk_buff_head q;
+};
+
+static struct optinc_kjob *agg_job(struct optinc_job *core)
+{
+	return core ? container_of(core, struct optinc_kjob, core) : NULL;
+}
+
+/*
+ * Where @rank's results and acks go: its bound port (*@out), NULL for a
+ * rank never bound (the FDB then), or -ENODEV when the bound port was
+ * removed: never flooded, the member rebinds with its next JOIN.
+ */
+static int agg_member_out(struct optinc_kswitch *sw, struct optinc_kjob *job,
+			  u16 rank, struct optinc_kport **out)
+{
+	u32 ifindex;
+
+	*out = NULL;
+	if (optinc_bind_port(&job->bind, rank, &ifindex))
+		return 0;
+	*out = optinc_port_by_ifindex(sw, ifindex);
+	return *out ? 0 : -ENODEV;
+}
+
+static int agg_alloc(void *dp, struct optinc_job *core,
+		     const struct optinc_sw_msg *in, int rank, u32 len,
+		     struct optinc_sw_frame *f)
+{
+	struct agg_ctx *ctx = dp;
+	struct optinc_kport *out = ctx->in;
+	struct sk_buff *skb;
+
+	if (rank >= 0 && agg_member_out(ctx->sw, agg_job(core), rank, &out))
+		return -ENODEV;
+	skb = optinc_tx_alloc(len, out);
+	if (!skb)
+		return -ENOMEM;
+	f->buf = skb->data;
+	f->room = len;
+	f->priv = skb;
+	return 0;
+}
+
+/* Queued, to be sent once the job's lock is dropped. */
+static int agg_send(void *dp, struct optinc_job *core,
+		    const struct optinc_sw_msg *in, int rank,
+		    struct optinc_sw_frame *f, u32 len)
+{
+	struct agg_ctx *ctx = dp;
+	struct sk_buff *skb = f->priv;
+
+	if (!len) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	skb_trim(skb, len);
+	__skb_queue_tail(&ctx->q, skb);
+	return 0;
+}
+
+/* A port-security drop of a frame from @in (naming @job, if known). */
+void optinc_agg_count_bind(struct optinc_kport *in, struct optinc_kjob *job,
+			   int idx)
+{
+	optinc_count(in->stats, idx, 1);
+	optinc_count_drop(in->stats, OPTINC_DROP_NONE);
+	if (job)
+		optinc_count(job->stats, idx, 1);
+}
+
+static void agg_count_tx(struct optinc_kport *in, struct optinc_kjob *job,
+			 enum optinc_sw_event ev, u32 type)
+{
+	int idx = type == OPTINC_T_RESULT ? OPTINC_STATS_A_RESULTS :
+		  type == OPTINC_T_JOIN_ACK ? OPTINC_STATS_A_JOIN_ACKS :
+		  OPTINC_STATS_A_NACKS;
+
+	if (ev == OPTINC_SW_TX_ERROR)
+		optinc_count(job ? job->stats : in->stats,
+			     OPTINC_STATS_A_TX_ERRORS, 1);
+	else if (job)
+		optinc_count(job->stats, idx, 1);
+}
+
+/* The rules' events, on the port's and job's counters (uapi). */
+static void agg_count(void *dp, struct optinc_job *core,
+		      const struct optinc_sw_msg *in, enum optinc_sw_event ev,
+		      u32 arg)
+{
+	struct optinc_kjob *job = agg_job(core);
+	struct agg_ctx *ctx = dp;
+
+	switch (ev) {
+	case OPTINC_SW_DROPPED:
+		if (job)
+			optinc_count_drop(job->stats, arg);
+		optinc_count_drop(ctx->in->stats, arg);
+		break;
+	case OPTINC_SW_SPOOFED:
+		optinc_agg_count_bind(ctx->in, job, OPTINC_STATS_A_SPOOFED);
+		break;
+	case OPTINC_SW_WRONG_PORT:
+		optinc_agg_count_bind(ctx->in, job, OPTINC_STATS_A_WRONG_PORT);
+		break;
+	case OPTINC_SW_RATE_LIMITED:
+		optinc_agg_count_bind(ctx->in, NULL, OPTINC_STATS_A_RATE_LIMITED);
+		break;
+	case OPTINC_SW_ABSORBED:
+		optinc_count(job->stats, OPTINC_STATS_A_ABSORBED, 1);
+		break;
+	case OPTINC_SW_COMPLETED:
+		optinc_count(job->stats, OPTINC_STATS_A_COMPLETED, 1);
+		break;
+	case OPTINC_SW_RESENT:
+		optinc_count(job->stats, OPTINC_STATS_A_RESENT, 1);
+		break;
+	case OPTINC_SW_REBOUND:
+		optinc_count(job->stats, OPTINC_STATS_A_REBINDS, 1);
+		break;
+	case OPTINC_SW_JOINED:
+		break;		/* JOINs are counted as they come in */
+	case OPTINC_SW_SENT:
+	case OPTINC_SW_TX_ERROR:
+		agg_count_tx(ctx->in, job, ev, arg);
+		break;
+	}
+}
+
+/*
+ * Bounded abuse: a JOIN, or a frame failing the job's token or membership
+ * check (@core may be NULL), past the port's limit? The bucket has a lock
+ * of its own, innermost: ports are shared by jobs.
+ */
+static int agg_limited(void *dp, struct optinc_job *core,
+		       const struct optinc_sw_msg *in)
+{
+	struct optinc_kport *port = ((struct agg_ctx *)dp)->in;
+	struct optinc_rl_conf c = {
+		.interval = READ_ONCE(port->sw->rl_conf.interval),
+		.tau = READ_ONCE(port->sw->rl_conf.tau),
+	};
+	enum optinc_rl_verdict v;
+
+	if (!c.interval)
+		return 0;
+	spin_lock(&port->rl_lock);
+	v = optinc_rl_rx(&port->rl, &c, core, in->m, in->src, ktime_get_ns());
+	spin_unlock(&port->rl_lock);
+	return v == OPTINC_RL_LIMITED;
+}
+
+/* A JOIN bound its member here: pin its MAC to this port (unpin the old). */
+static void agg_pin(void *dp, struct optinc_job *core,
+		    const struct optinc_sw_msg *in,
+		    const struct optinc_endpoint *old, u32 old_if)
+{
+	struct agg_ctx *ctx = dp;
+	struct optinc_kswitch *sw = ctx->sw;
+
+	if (old) {
+		optinc_fdb_unpin(sw, old->mac,
+				 optinc_port_by_ifindex(sw, old_if));
+		net_info_ratelimited("optinc: %s: job %u: rank %u moved from ifindex %u (%pM) to %s (%pM): rebound\n",
+				     sw->name, agg_job(core)->cfg.id,
+				     in->m->rank, old_if, old->mac,
+				     ctx->in->dev->name, in->src->mac);
+	}
+	if (optinc_fdb_pin(sw, in->src->mac, ctx->in))
+		optinc_count(ctx->in->stats, OPTINC_STATS_A_TX_ERRORS, 1);
+}
+
+static const struct optinc_sw_ops agg_ops = {
+	.alloc = agg_alloc,
+	.send = agg_send,
+	.count = agg_count,
+	.pin = agg_pin,
+	.limited = agg_limited,
+};
+
+/**
+ * optinc_agg_msg() - an OptINC message to the switch; consumes @skb
+ * @port:    where it came in
+ * @skb:     the frame
+ * @l4:      its addresses and UDP payload, from optinc_parse_l2l4()
+ * @spoofed: its source MAC is bound to another port; only that member's
+ *           JOIN may go on (a move)
+ *
+ * Under RCU, bottom halves disabled.
+ */
+void optinc_agg_msg(struct optinc_kport *port, struct sk_buff *skb,
+		    const struct optinc_l2l4 *l4, bool spoofed)
+{
+	struct agg_ctx ctx = { .sw = port->sw, .in = port };
+	struct optinc_sw sw = { .ops = &agg_ops, .dp = &ctx, .ep = &port->sw->ep };
+	struct optinc_sw_msg in = {
+		.src = &l4->src, .port = port->dev->ifindex, .spoofed = spoofed,
+	};
+	struct optinc_kjob *job = NULL;
+	enum optinc_drop why;
+	struct optinc_msg m;
+	int ret;
+
+	__skb_queue_head_init(&ctx.q);
+	in.m = &m;
+	why = optinc_msg_parse(skb->data + l4->l4_off, l4->l4_len, &m);
+	if (why == OPTINC_DROP_NONE)
+		job = xa_load(&port->sw->jobs, m.job);
+	if (!job) {
+		ret = optinc_sw_input(&sw, NULL, NULL, &in, why);
+	} else {
+		/* what reaches the job: not a spoof the rules drop first */
+		if (!spoofed || m.type == OPTINC_T_JOIN)
+			optinc_count(job->stats, m.type == OPTINC_T_JOIN ?
+				     OPTINC_STATS_A_JOINS :
+				     OPTINC_STATS_A_DATA, 1);
+		spin_lock(&job->lock);
+		ret = optinc_sw_input(&sw, &job->core, &job->bind, &in, why);
+		spin_unlock(&job->lock);
+	}
+	optinc_tx_queue(port->sw, &ctx.q);
+	if (ret)
+		kfree_skb(skb);
+	else
+		consume_skb(skb);
+}

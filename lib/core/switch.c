@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause)
+/*
+ * The switch's rules for a message to it, for every datapath (switch.h):
+ * which checks come in which order, and for each verdict of the slot
+ * state machine which frames go to whom. Datapaths only say how a frame
+ * is allocated, sent and counted, so optincd, optinc.ko, the library's
+ * test switch and the fuzzer cannot answer the same frame differently.
+ */
+#include <optinc/switch.h>
+#include "compat.h"
+
+static void sw_count(const struct optinc_sw *sw, struct optinc_job *job,
+		     const struct optinc_sw_msg *in, enum optinc_sw_event ev,
+		     __u32 arg)
+{
+	sw->ops->count(sw->dp, job, in, ev, arg);
+}
+
+/* Hand a frame of @len bytes (0: not built) of @type to the datapath. */
+static void sw_tx(const struct optinc_sw *sw, struct optinc_job *job,
+		  const struct optinc_sw_msg *in, int rank, __u8 type,
+		  struct optinc_sw_frame *f, __u32 len)
+{
+	int ret = sw->ops->send(sw->dp, job, in, rank, f, len);
+
+	sw_count(sw, job, in, !len || ret ? OPTINC_SW_TX_ERROR : OPTINC_SW_SENT,
+		 type);
+}
+
+/* Slot @s's result to @rank, built whole in a frame of its own. */
+static void sw_result(const struct optinc_sw *sw, struct optinc_job *job,
+		      const struct optinc_sw_msg *in,
+		      const struct optinc_slot *s, __u16 rank)
+{
+	__u32 len = OPTINC_FRAME_OVERHEAD + OPTINC_SCALES_LEN(s->nscale) +
+		    s->res_len;
+	struct optinc_sw_frame f;
+
+	if (sw->ops->alloc(sw->dp, job, in, rank, len, &f)) {
+		sw_count(sw, job, in, OPTINC_SW_TX_ERROR, OPTINC_T_RESULT);
+		return;
+	}
+	sw_tx(sw, job, in, rank, OPTINC_T_RESULT, &f,
+	      optinc_build_result(f.buf, f.room, job, s, sw->ep, rank));
+}
+
+/* A header-only frame @a to @rank (-1: back to in->src). */
+static void sw_ctrl(const struct optinc_sw *sw, struct optinc_job *job,
+		    const struct optinc_sw_msg *in, int rank,
+		    const struct optinc_msg *a)
+{
+	const struct optinc_endpoint *dst =
+		rank < 0 ? in->src : &job->members[rank].ep;
+	struct optinc_sw_frame f;
+
+	if (sw->ops->alloc(sw->dp, job, in, rank, OPTINC_FRAME_OVERHEAD, &f)) {
+		sw_count(sw, job, in, OPTINC_SW_TX_ERROR, a->type);
+		return;
+	}
+	sw_tx(sw, job, in, rank, a->type, &f,
+	      optinc_build_ctrl(f.buf, f.room, a, sw->ep, dst));
+}
+
+/**
+ * optinc_sw_results() - unit T: complete slot @s's result to every member
+ * @sw:  the switch
+ * @job: its job
+ * @s:   a slot with done set
+ *
+ * Through the datapath's results op where it has one (one payload for
+ * all), else one whole frame per member.
+ */
+void optinc_sw_results(const struct optinc_sw *sw, struct optinc_job *job,
+		       const struct optinc_slot *s)
+{
+	int sent = -EOPNOTSUPP;
+	__u16 r;
+
+	if (sw->ops->results && job->size > 1)
+		sent = sw->ops->results(sw->dp, job, s);
+	if (sent < 0) {
+		for (r = 0; r < job->size; r++)
+			sw_result(sw, job, NULL, s, r);
+		return;
+	}
+	for (r = 0; r < job->size; r++)
+		sw_count(sw, job, NULL, r < sent ? OPTINC_SW_SENT :
+			 OPTINC_SW_TX_ERROR, OPTINC_T_RESULT);
+}
+
+/**
+ * optinc_sw_ack() - a JOIN_ACK to member @rank
+ * @sw:   the switch
+ * @job:  its job
+ * @rank: the member
+ * @hold: say "not everyone yet" although all of @job joined (a cascade's
+ *        first level, while its upper job is not complete)
+ */
+void optinc_sw_ack(const struct optinc_sw *sw, struct optinc_job *job,
+		   __u16 rank, int hold)
+{
+	struct optinc_msg a;
+
+	optinc_job_ack(job, rank, &a);
+	if (hold)
+		a.aux = (__u16)(job->size - 1);
+	sw_ctrl(sw, job, NULL, rank, &a);
+}
+
+/* A JOIN_ACK to every member: the job is complete. */
+void optinc_sw_acks(const struct optinc_sw *sw, struct optinc_job *job)
+{
+	__u16 r;
+
+	for (r = 0; r < job->size; r++)
+		optinc_sw_ack(sw, job, r, 0);
+}
+
+/* Refuse JOIN in->m for @why: the NACK goes back where it came from. */
+static void sw_nack(const struct optinc_sw *sw, struct optinc_job *job,
+		    const struct optinc_sw_msg *in, enum optinc_drop why)
+{
+	struct optinc_msg a;
+
+	optinc_nack(in->m, why, &a);
+	sw_ctrl(sw, job, in, -1, &a);
+}
+
+/* An accepted JOIN binds the member to its MAC, address and port. */
+static void sw_bind(const struct optinc_sw *sw, struct optinc_job *job,
+		    struct optinc_bind *bind, const struct optinc_sw_msg *in)
+{
+	struct optinc_endpoint old;
+	__u32 old_port = 0;
+
+	switch (optinc_bind_join(bind, in->m->rank, in->src, in->port, &old,
+				 &old_port)) {
+	case OPTINC_BIND_SAME:
+		return;
+	case OPTINC_BIND_MOVED:
+		sw_count(sw, job, in, OPTINC_SW_REBOUND, old_port);
+		sw->ops->pin(sw->dp, job, in, &old, old_port);
+		return;
+	case OPTINC_BIND_NEW:
+		sw->ops->pin(sw->dp, job, in, NULL, 0);
+		return;
+	}
+}
+
+/* JOIN in->m was accepted: bind it, then ack it (or all, once complete). */
+static void sw_join(const struct optinc_sw *sw, struct optinc_job *job,
+		    struct optinc_bind *bind, const struct optinc_sw_msg *in)
+{
+	__u16 rank = in->m->rank;
+
+	sw_count(sw, job, in, OPTINC_SW_JOINED, rank);
+	if (bind)
+		sw_bind(sw, job, bind, in);
+	if (sw->ops->up_joined && sw->ops->up_joined(sw->dp, job, rank))
+		return;
+	if (optinc_job_complete(job))
+		optinc_sw_acks(sw, job);
+	else
+		optinc_sw_ack(sw, job, rank, 0);
+}
+
+/* The reply plan: what each verdict of the slot state machine sends. */
+static int sw_reply(const struct optinc_sw *sw, struct optinc_job *job,
+		    struct optinc_bind *bind, const struct optinc_sw_msg *in,
+		    enum optinc_verdict v, enum optinc_drop why,
+		    struct optinc_slot *s)
+{
+	switch (v) {
+	case OPTINC_V_DROP:
+		sw_count(sw, job, in, OPTINC_SW_DROPPED, why);
+		return -EPROTO;
+	case OPTINC_V_ABSORBED:
+		sw_count(sw, job, in, OPTINC_SW_ABSORBED, 0);
+		return 0;
+	case OPTINC_V_COMPLETE:
+		sw_count(sw, job, in, OPTINC_SW_ABSORBED, 0);
+		sw_count(sw, job, in, OPTINC_SW_COMPLETED, 0);
+		optinc_sw_results(sw, job, s);
+		return 0;
+	case OPTINC_V_RESEND:
+		sw_count(sw, job, in, OPTINC_SW_RESENT, in->m->rank);
+		sw_result(sw, job, in, s, in->m->rank);
+		return 0;
+	case OPTINC_V_JOIN_ACK:
+		sw_join(sw, job, bind, in);
+		return 0;
+	case OPTINC_V_NACK:
+		sw_count(sw, job, in, OPTINC_SW_DROPPED, why);
+		sw_nack(sw, job, in, why);
+		return -EPROTO;
+	case OPTINC_V_FORWARD:
+		if (sw->ops->up_forward)
+			sw->ops->up_forward(sw->dp, job, s);
+		else	/* a job with an uplink on a datapath without one */
+			sw_count(sw, job, in, OPTINC_SW_TX_ERROR,
+				 OPTINC_T_DATA);
+		return 0;
+	}
+	return 0;
+}
+
+/* Over in->port's limit? Then counted, and dropped without an answer. */
+static int sw_limited(const struct optinc_sw *sw, struct optinc_job *job,
+		      const struct optinc_sw_msg *in)
+{
+	if (!sw->ops->limited || !sw->ops->limited(sw->dp, job, in))
+		return 0;
+	sw_count(sw, job, in, OPTINC_SW_RATE_LIMITED, 0);
+	return 1;
+}
+
+/* A message naming no job this switch serves. */
+static int sw_no_job(const struct optinc_sw *sw,
+		     const struct optinc_sw_msg *in)
+{
+	if (sw_limited(sw, NULL, in))
+		return -EPERM;
+	sw_count(sw, NULL, in, OPTINC_SW_DROPPED, OPTINC_DROP_NO_JOB);
+	if (in->m->type == OPTINC_T_JOIN)
+		sw_nack(sw, NULL, in, OPTINC_DROP_NO_JOB);
+	return -EPROTO;
+}
+
+/**
+ * optinc_sw_input() - the switch's rules for one message to it
+ * @sw:   the switch: its datapath's ops and address
+ * @job:  the job the message names, NULL when there is none (or it is
+ *        not served); serialised by the caller (a lock or one lcore)
+ * @bind: @job's port security, or NULL for a switch without ports (the
+ *        library's loopback test switch)
+ * @in:   the message, where it came from
+ * @why:  what optinc_msg_parse() said of it; in->m's job and type are
+ *        only read when it parsed
+ *
+ * In this order: a frame with a MAC pinned to another port is dropped
+ * unless it is that member's JOIN (a move); a malformed one is dropped;
+ * then port security's binding, the port's rate limit, the slot state
+ * machine and the reply plan. Everything is counted through the ops.
+ *
+ * Return: 0 when the message was taken, -EPERM when port security or the
+ * rate limit dropped it, -EPROTO when it was dropped (or NACKed) for a
+ * reason of enum optinc_drop.
+ */
+int optinc_sw_input(const struct optinc_sw *sw, struct optinc_job *job,
+		    struct optinc_bind *bind, const struct optinc_sw_msg *in,
+		    enum optinc_drop why)
+{
+	enum optinc_bind_verdict bv = OPTINC_BIND_PASS;
+	struct optinc_slot *s = NULL;
+	enum optinc_verdict v;
+
+	if (in->spoofed && (why != OPTINC_DROP_NONE || !job ||
+			    in->m->type != OPTINC_T_JOIN)) {
+		sw_count(sw, why == OPTINC_DROP_NONE ? job : NULL, in,
+			 OPTINC_SW_SPOOFED, 0);
+		return -EPERM;
+	}
+	if (why != OPTINC_DROP_NONE) {
+		sw_count(sw, job, in, OPTINC_SW_DROPPED, why);
+		return -EPROTO;
+	}
+	if (!job)
+		return sw_no_job(sw, in);
+	if (bind)
+		bv = optinc_bind_rx(bind, job, in->m, in->src, in->port,
+				    in->spoofed);
+	if (bv != OPTINC_BIND_PASS) {
+		sw_count(sw, job, in, bv == OPTINC_BIND_SPOOF ?
+			 OPTINC_SW_SPOOFED : OPTINC_SW_WRONG_PORT, 0);
+		return -EPERM;
+	}
+	if (sw_limited(sw, job, in))
+		return -EPERM;
+	v = optinc_job_rx(job, in->m, in->src, &why, &s);
+	return sw_reply(sw, job, bind, in, v, why, s);
+}
