@@ -241,9 +241,20 @@ static void lcore_idle(struct optinc_worker *w, const struct optinc_conf *c,
 	rte_delay_us_sleep(*sleep_us);
 }
 
+/* The worker this lcore is (--main-lcore may put it anywhere in -l). */
+static struct optinc_worker *lcore_worker(void)
+{
+	unsigned int i;
+
+	for (i = 1; i < optinc_nb_workers; i++)
+		if (optinc_workers[i].lcore == rte_lcore_id())
+			return &optinc_workers[i];
+	return &optinc_workers[0];
+}
+
 static int lcore_loop(void *arg)
 {
-	struct optinc_worker *w = &optinc_workers[rte_lcore_index(rte_lcore_id())];
+	struct optinc_worker *w = lcore_worker();
 	const struct optinc_conf *c = arg;
 	uint32_t empty = 0, sleep_us = 0;
 	uint64_t now;
