@@ -35,8 +35,8 @@ static bool dp_to_agg(const struct rte_ether_hdr *eth, int ret,
  * An OptINC frame to the switch naming a job goes to the job's worker;
  * everything else (L2 forwarding, ARP, ping, runts, answers of an upper
  * switch, which only members' switches receive) to worker 0, which owns
- * the L2 table and the uplinks. Reads the job's byte of the owner map
- * only, so that a frame is looked at twice at most in the cheap part.
+ * the L2 table and the uplinks. Costs a parse of the headers (which the
+ * owner's optinc_dp_input() repeats) and one byte of the owner map.
  */
 uint16_t optinc_dp_owner(struct rte_mbuf *m, const struct optinc_conf *c)
 {
