@@ -97,13 +97,24 @@ static inline void optinc_mac_fmt(char *buf, size_t len, const uint8_t *mac)
 		 mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
 }
 
+/* optval.c: option values and errors naming them */
+extern char optinc_opts_where[512];	/* "FILE:LINE: " in a config file */
+extern char optinc_opts_last[1024];	/* the last error */
+int optinc_opts_err(const char *name, const char *val, const char *why);
+int optinc_opts_num(const char *s, int base, unsigned long long min,
+		    unsigned long long max, unsigned long long *out);
+
+/* job_spec.c: a job spec, at start and at run time */
+int optinc_opts_job_parse(struct optinc_job_conf *j, const char *name,
+			  const char *val);
+int optinc_opts_job_spec(const char *spec, struct optinc_job_conf *j,
+			 char *why, size_t why_len);
+
 /* options.c */
 void optinc_opts_defaults(struct optinc_conf *c);
 int optinc_opts_parse(struct optinc_conf *c, int argc, char **argv);
 void optinc_opts_usage(const char *prog);
 void optinc_opts_free(struct optinc_conf *c);
-int optinc_opts_job_spec(const char *spec, struct optinc_job_conf *j,
-			 char *why, size_t why_len);
 int optinc_table_find(const struct optinc_conf *c, const char *name,
 		      char **path, char *why, size_t why_len);
 

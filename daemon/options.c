@@ -17,40 +17,10 @@ struct opts_def {
 	int (*set)(struct optinc_conf *c, const char *name, const char *val);
 };
 
-/* "FILE:LINE: " while a config file is read, so errors say where. */
-static char opts_where[512];
-/* The last error, for a caller that answers with it (optinc_opts_job_spec()). */
-static char opts_last[1024];
-
-static int opts_err(const char *name, const char *val, const char *why)
-{
-	snprintf(opts_last, sizeof(opts_last), "%.300s--%.40s '%.300s': %.300s",
-		 opts_where, name, val, why);
-	OPTINC_LOG(ERR, "%s", opts_last);
-	return -EINVAL;
-}
-
-/* A decimal (or, with base 0, also 0x hex) number in [min, max]. */
-static int opts_num(const char *s, int base, unsigned long long min,
-		    unsigned long long max, unsigned long long *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, base);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 static int opts_addr(struct optinc_conf *c, const char *name, const char *val)
 {
 	if (inet_pton(AF_INET, val, &c->sw.ip) != 1)
-		return opts_err(name, val, "not an IPv4 address");
+		return optinc_opts_err(name, val, "not an IPv4 address");
 	return 0;
 }
 
@@ -60,7 +30,7 @@ static int opts_mac(struct optinc_conf *c, const char *name, const char *val)
 
 	if (rte_ether_unformat_addr(val, &mac) ||
 	    !rte_is_valid_assigned_ether_addr(&mac))
-		return opts_err(name, val, "not a unicast Ethernet address");
+		return optinc_opts_err(name, val, "not a unicast Ethernet address");
 	memcpy(c->sw.mac, mac.addr_bytes, sizeof(c->sw.mac));
 	c->mac_set = true;
 	return 0;
@@ -70,8 +40,8 @@ static int opts_port(struct optinc_conf *c, const char *name, const char *val)
 {
 	unsigned long long v;
 
-	if (opts_num(val, 10, 1, 65535, &v))
-		return opts_err(name, val, "not a UDP port (1..65535)");
+	if (optinc_opts_num(val, 10, 1, 65535, &v))
+		return optinc_opts_err(name, val, "not a UDP port (1..65535)");
 	c->udp_port = (uint16_t)v;
 	c->sw.port = htons(c->udp_port);
 	return 0;
@@ -81,8 +51,8 @@ static int opts_idle(struct optinc_conf *c, const char *name, const char *val)
 {
 	unsigned long long v;
 
-	if (opts_num(val, 10, 0, 1000000, &v))
-		return opts_err(name, val, "not a time in microseconds (0..1000000)");
+	if (optinc_opts_num(val, 10, 0, 1000000, &v))
+		return optinc_opts_err(name, val, "not a time in microseconds (0..1000000)");
 	c->idle_us = (uint32_t)v;
 	return 0;
 }
@@ -96,10 +66,10 @@ static int opts_rl(struct optinc_conf *c, const char *name, const char *val)
 
 	snprintf(num, sizeof(num), "%.*s",
 		 (int)(comma ? (size_t)(comma - val) : strlen(val)), val);
-	if (opts_num(num, 10, 0, 100000000, &pps))
-		return opts_err(name, val, "not a rate in frames per second (0..100000000)");
-	if (comma && opts_num(comma + 1, 10, 1, OPTINC_RL_BURST_MAX, &burst))
-		return opts_err(name, val, "not a burst in frames (1..65535)");
+	if (optinc_opts_num(num, 10, 0, 100000000, &pps))
+		return optinc_opts_err(name, val, "not a rate in frames per second (0..100000000)");
+	if (comma && optinc_opts_num(comma + 1, 10, 1, OPTINC_RL_BURST_MAX, &burst))
+		return optinc_opts_err(name, val, "not a burst in frames (1..65535)");
 	c->rl_pps = (uint32_t)pps;
 	c->rl_burst = (uint32_t)burst;
 	return 0;
@@ -112,9 +82,9 @@ static int opts_mtu(struct optinc_conf *c, const char *name, const char *val)
 
 	snprintf(why, sizeof(why), "not an MTU (68..%u)",
 		 OPTINC_MAX_FRAME - RTE_ETHER_HDR_LEN - RTE_VLAN_HLEN);
-	if (opts_num(val, 10, 68,
+	if (optinc_opts_num(val, 10, 68,
 		     OPTINC_MAX_FRAME - RTE_ETHER_HDR_LEN - RTE_VLAN_HLEN, &v))
-		return opts_err(name, val, why);
+		return optinc_opts_err(name, val, why);
 	c->mtu = (uint16_t)v;
 	return 0;
 }
@@ -127,162 +97,13 @@ static int opts_table_dir(struct optinc_conf *c, const char *name,
 	char *dir;
 
 	if (!*val || stat(val, &st) || !S_ISDIR(st.st_mode))
-		return opts_err(name, val, "not a directory");
+		return optinc_opts_err(name, val, "not a directory");
 	dir = strdup(val);
 	if (!dir)
-		return opts_err(name, val, "out of memory");
+		return optinc_opts_err(name, val, "out of memory");
 	free(c->table_dir);
 	c->table_dir = dir;
 	return 0;
-}
-
-#define OPTS_JOB_NUM(k, f, b, lo, hi) \
-	{ k, b, lo, hi, offsetof(struct optinc_job_conf, f), \
-	  sizeof(((struct optinc_job_conf *)0)->f) }
-
-/* The numeric keys of a job spec: where each goes and what it may be. */
-static const struct opts_job_num {
-	const char *key;
-	int base;
-	unsigned long long min, max;
-	size_t off, size;
-} opts_job_nums[] = {
-	OPTS_JOB_NUM("id", id, 10, 1, 65535),
-	OPTS_JOB_NUM("size", size, 10, 1, OPTINC_MAX_MEMBERS),
-	OPTS_JOB_NUM("bits", bits, 10, 8, 16),
-	OPTS_JOB_NUM("token", token, 0, 0, UINT32_MAX),
-	OPTS_JOB_NUM("window", window, 10, 1, OPTINC_MAX_WINDOW),
-	OPTS_JOB_NUM("max-elems", max_elems, 10, 1, 65535),
-	OPTS_JOB_NUM("up-job", up_job, 10, 1, 65535),
-	OPTS_JOB_NUM("up-rank", up_rank, 10, 0, OPTINC_MAX_MEMBERS - 1),
-	OPTS_JOB_NUM("up-token", up_token, 0, 0, UINT32_MAX),
-	OPTS_JOB_NUM("fanin", fanin, 10, 1, OPTINC_MAX_MEMBERS),
-};
-
-static void opts_job_store(struct optinc_job_conf *j,
-			   const struct opts_job_num *d, unsigned long long v)
-{
-	void *p = (char *)j + d->off;
-
-	if (d->size == sizeof(uint8_t))
-		*(uint8_t *)p = (uint8_t)v;
-	else if (d->size == sizeof(uint16_t))
-		*(uint16_t *)p = (uint16_t)v;
-	else
-		*(uint32_t *)p = (uint32_t)v;
-}
-
-static int opts_job_num(struct optinc_job_conf *j, const char *key,
-			const char *val, const char *spec)
-{
-	const struct opts_job_num *d;
-	unsigned long long v;
-	char why[160];
-	unsigned int i;
-
-	for (i = 0; i < RTE_DIM(opts_job_nums); i++) {
-		d = &opts_job_nums[i];
-		if (strcmp(key, d->key))
-			continue;
-		if (!strcmp(key, "bits") &&
-		    (opts_num(val, 10, 8, 16, &v) || (v != 8 && v != 16))) {
-			snprintf(why, sizeof(why), "bits=%s: must be 8 or 16", val);
-			return opts_err("job", spec, why);
-		}
-		if (opts_num(val, d->base, d->min, d->max, &v)) {
-			snprintf(why, sizeof(why), "%s=%s: must be %llu..%llu",
-				 key, val, d->min, d->max);
-			return opts_err("job", spec, why);
-		}
-		opts_job_store(j, d, v);
-		return 0;
-	}
-	snprintf(why, sizeof(why), "unknown key '%s' (keys: id size bits mode "
-		 "table token window max-elems up up-job up-rank up-token "
-		 "fanin)", key);
-	return opts_err("job", spec, why);
-}
-
-/* One key=value of a job spec; @spec is the whole spec, for errors. */
-static int opts_job_key(struct optinc_job_conf *j, char *kv, bool *mode_set,
-			const char *spec)
-{
-	char why[160], *val = strchr(kv, '=');
-
-	if (!val) {
-		snprintf(why, sizeof(why), "'%s' is not key=value", kv);
-		return opts_err("job", spec, why);
-	}
-	*val++ = '\0';
-	if (!strcmp(kv, "mode")) {
-		if (strcmp(val, "exact") && strcmp(val, "onn")) {
-			snprintf(why, sizeof(why), "mode=%s: not exact or onn", val);
-			return opts_err("job", spec, why);
-		}
-		j->mode = strcmp(val, "onn") ? OPTINC_MODE_EXACT : OPTINC_MODE_ONN;
-		*mode_set = true;
-		return 0;
-	}
-	if (!strcmp(kv, "up")) {
-		if (optinc_uplink_parse(j, val))
-			return opts_err("job", spec, "up= needs IPV4[:UDP]");
-		return 0;
-	}
-	if (!strcmp(kv, "table")) {
-		free(j->table);
-		j->table = *val ? strdup(val) : NULL;
-		if (!j->table)
-			return opts_err("job", spec, "table= needs a file name");
-		return 0;
-	}
-	return opts_job_num(j, kv, val, spec);
-}
-
-/* The job as a whole: required keys, mode and table. */
-static int opts_job_shape(struct optinc_job_conf *j, bool mode_set,
-			  const char *spec)
-{
-	if (!j->id)
-		return opts_err("job", spec, "id= is required");
-	if (!j->size)
-		return opts_err("job", spec, "size= is required");
-	j->mode_set = mode_set;
-	if (j->table && !mode_set)
-		j->mode = OPTINC_MODE_ONN;
-	if (j->mode == OPTINC_MODE_ONN && !j->table)
-		return opts_err("job", spec, "mode=onn needs table=FILE");
-	if (j->mode == OPTINC_MODE_EXACT && j->table)
-		return opts_err("job", spec, "table= is only used with mode=onn");
-	if (j->mode == OPTINC_MODE_ONN && j->bits != 8)
-		return opts_err("job", spec, "mode=onn needs bits=8");
-	return 0;
-}
-
-/* A job spec "key=value,..." into @j, checked as a whole; @name for errors. */
-static int opts_job_parse(struct optinc_job_conf *j, const char *name,
-			  const char *val)
-{
-	char *copy = strdup(val), *tok, *save = NULL;
-	bool mode_set = false;
-	int ret = 0;
-
-	*j = (struct optinc_job_conf){
-		.bits = 8, .mode = OPTINC_MODE_EXACT,
-		.window = OPTINC_DEF_WINDOW, .max_elems = OPTINC_DEF_MAX_ELEMS,
-	};
-	if (!copy)
-		return opts_err(name, val, "out of memory");
-	for (tok = strtok_r(copy, ",", &save); tok && !ret;
-	     tok = strtok_r(NULL, ",", &save))
-		ret = opts_job_key(j, tok, &mode_set, val);
-	free(copy);
-	if (!ret)
-		ret = opts_job_shape(j, mode_set, val);
-	if (ret) {
-		free(j->table);
-		j->table = NULL;
-	}
-	return ret;
 }
 
 static int opts_job(struct optinc_conf *c, const char *name, const char *val)
@@ -291,42 +112,18 @@ static int opts_job(struct optinc_conf *c, const char *name, const char *val)
 	unsigned int i;
 	int ret;
 
-	ret = opts_job_parse(&j, name, val);
+	ret = optinc_opts_job_parse(&j, name, val);
 	for (i = 0; !ret && i < c->nb_jobs; i++)
 		if (c->jobs[i].id == j.id)
-			ret = opts_err("job", val, "a job with this id exists");
+			ret = optinc_opts_err("job", val, "a job with this id exists");
 	if (!ret && c->nb_jobs == OPTINC_MAX_JOBS)
-		ret = opts_err("job", val, "too many jobs");
+		ret = optinc_opts_err("job", val, "too many jobs");
 	if (ret) {
 		free(j.table);
 		return ret;
 	}
 	c->jobs[c->nb_jobs++] = j;
 	return 0;
-}
-
-/**
- * optinc_opts_job_spec() - a job spec given while optincd runs
- * @spec:    "key=value,...", as --job takes it
- * @j:       filled; j->table is allocated (the caller frees it)
- * @why:     set to the problem, as --job would print it
- * @why_len: size of @why
- *
- * The same parser and checks as --job at start; that the id is new is the
- * job table's to check. Runs on a control thread, one call at a time.
- *
- * Return: 0, or -EINVAL with @why set.
- */
-int optinc_opts_job_spec(const char *spec, struct optinc_job_conf *j,
-			 char *why, size_t why_len)
-{
-	int ret;
-
-	opts_where[0] = '\0';
-	ret = opts_job_parse(j, "job", spec);
-	if (ret)
-		snprintf(why, why_len, "%s", opts_last);
-	return ret;
 }
 
 static int opts_config(struct optinc_conf *c, const char *name,
@@ -352,13 +149,13 @@ static int opts_set(struct optinc_conf *c, const char *name, const char *val)
 		if (strcmp(name, opts_defs[i].name))
 			continue;
 		if (!val) {
-			OPTINC_LOG(ERR, "%s--%s needs a value", opts_where,
+			OPTINC_LOG(ERR, "%s--%s needs a value", optinc_opts_where,
 				   name);
 			return -EINVAL;
 		}
 		return opts_defs[i].set(c, name, val);
 	}
-	OPTINC_LOG(ERR, "%sunknown option '--%s' (see --help)", opts_where,
+	OPTINC_LOG(ERR, "%sunknown option '--%s' (see --help)", optinc_opts_where,
 		   name);
 	return -EINVAL;
 }
@@ -391,7 +188,7 @@ static int opts_config_line(struct optinc_conf *c, char *line)
 		val = opts_trim(name + n + 1);
 	}
 	if (!strcmp(name, "config")) {
-		OPTINC_LOG(ERR, "%s--config inside a config file", opts_where);
+		OPTINC_LOG(ERR, "%s--config inside a config file", optinc_opts_where);
 		return -EINVAL;
 	}
 	return opts_set(c, name, val);
@@ -409,14 +206,14 @@ static int opts_config(struct optinc_conf *c, const char *name,
 	f = fopen(path, "r");
 	if (!f) {
 		ret = -errno;
-		return opts_err(name, path, strerror(-ret)), ret;
+		return optinc_opts_err(name, path, strerror(-ret)), ret;
 	}
 	while (!ret && getline(&line, &cap, f) >= 0) {
-		snprintf(opts_where, sizeof(opts_where), "%s:%u: ", path,
+		snprintf(optinc_opts_where, sizeof(optinc_opts_where), "%s:%u: ", path,
 			 ++lineno);
 		ret = opts_config_line(c, line);
 	}
-	opts_where[0] = '\0';
+	optinc_opts_where[0] = '\0';
 	free(line);
 	fclose(f);
 	return ret;

@@ -301,3 +301,21 @@ void optinc_fdb_init(struct optinc_kswitch *sw)
 	INIT_DELAYED_WORK(&sw->fdb_gc, fdb_gc);
 	schedule_delayed_work(&sw->fdb_gc, FDB_GC_PERIOD);
 }
+
+/**
+ * optinc_port_by_ifindex() - the member port of @sw on device @ifindex
+ * @sw:      the switch
+ * @ifindex: a bound port, as lib/core/bind.c keeps it
+ *
+ * Under RCU or RTNL. Return: the port, or NULL when it was removed.
+ */
+struct optinc_kport *optinc_port_by_ifindex(struct optinc_kswitch *sw,
+					    u32 ifindex)
+{
+	struct optinc_kport *port;
+
+	list_for_each_entry_rcu(port, &sw->ports, node, lockdep_rtnl_is_held())
+		if (port->dev->ifindex == ifindex)
+			return port;
+	return NULL;
+}

@@ -1,52 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * optinc.ko: module init and exit, the per-namespace list of switches and
- * the net device notifier that takes ports away when their device goes.
+ * optinc.ko: module init and exit, and the net device notifier that takes
+ * ports away when their device goes.
  */
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
-#include <net/netns/generic.h>
 #include "optinc_kmod.h"
-
-struct optinc_net {
-	struct list_head switches;	/* RTNL */
-};
-
-static unsigned int optinc_net_id __read_mostly;
-
-/* The switches of namespace @net (RTNL). */
-struct list_head *optinc_net_switches(struct net *net)
-{
-	struct optinc_net *on = net_generic(net, optinc_net_id);
-
-	return &on->switches;
-}
-
-static int __net_init main_net_init(struct net *net)
-{
-	INIT_LIST_HEAD(optinc_net_switches(net));
-	return 0;
-}
-
-static void __net_exit main_net_exit(struct net *net)
-{
-	struct optinc_kswitch *sw, *tmp;
-
-	rtnl_lock();
-	list_for_each_entry_safe(sw, tmp, optinc_net_switches(net), node)
-		optinc_switch_destroy(sw);
-	rtnl_unlock();
-}
-
-static struct pernet_operations main_net_ops = {
-	.init	= main_net_init,
-	.exit	= main_net_exit,
-	.id	= &optinc_net_id,
-	.size	= sizeof(struct optinc_net),
-};
 
 static int main_netdev_event(struct notifier_block *nb, unsigned long event,
 			     void *ptr)
@@ -75,7 +37,7 @@ static int __init optinc_init(void)
 	BUILD_BUG_ON((int)OPTINC_DROPS_A_SHORT != (int)OPTINC_DROP_SHORT);
 	BUILD_BUG_ON(OPTINC_NL_MODE_ONN != OPTINC_MODE_ONN);
 
-	err = register_pernet_subsys(&main_net_ops);
+	err = register_pernet_subsys(&optinc_switch_net_ops);
 	if (err)
 		return err;
 	err = register_netdevice_notifier(&main_netdev_nb);
@@ -89,7 +51,7 @@ static int __init optinc_init(void)
 out_notifier:
 	unregister_netdevice_notifier(&main_netdev_nb);
 out_pernet:
-	unregister_pernet_subsys(&main_net_ops);
+	unregister_pernet_subsys(&optinc_switch_net_ops);
 	return err;
 }
 
@@ -102,7 +64,7 @@ static void __exit optinc_exit(void)
 {
 	optinc_nl_exit();
 	unregister_netdevice_notifier(&main_netdev_nb);
-	unregister_pernet_subsys(&main_net_ops);
+	unregister_pernet_subsys(&optinc_switch_net_ops);
 	rcu_barrier();
 }
 

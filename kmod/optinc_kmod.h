@@ -96,10 +96,9 @@ struct optinc_kswitch {
 	struct delayed_work fdb_gc;
 };
 
-/* main.c */
-struct list_head *optinc_net_switches(struct net *net);
-
 /* switch.c */
+extern struct pernet_operations optinc_switch_net_ops;
+struct list_head *optinc_net_switches(struct net *net);
 struct optinc_kswitch *optinc_switch_find(struct net *net, const char *name);
 int optinc_switch_new(struct net *net, const char *name,
 		      const struct optinc_endpoint *ep, u32 rl_pps, u32 rl_burst,
@@ -111,8 +110,6 @@ int optinc_port_add(struct optinc_kswitch *sw, struct net_device *dev,
 		    struct netlink_ext_ack *extack);
 void optinc_port_del(struct optinc_kport *port);
 struct optinc_kport *optinc_port_of(const struct net_device *dev);
-struct optinc_kport *optinc_port_by_ifindex(struct optinc_kswitch *sw,
-					    u32 ifindex);
 
 /* fdb.c */
 void optinc_fdb_init(struct optinc_kswitch *sw);
@@ -125,6 +122,8 @@ void optinc_fdb_unpin(struct optinc_kswitch *sw, const u8 *mac,
 struct optinc_kport *optinc_fdb_lookup(struct optinc_kswitch *sw,
 				       const u8 *mac);
 void optinc_fdb_flush(struct optinc_kswitch *sw, struct optinc_kport *port);
+struct optinc_kport *optinc_port_by_ifindex(struct optinc_kswitch *sw,
+					    u32 ifindex);
 
 /* dp.c */
 rx_handler_result_t optinc_dp_handle_frame(struct sk_buff **pskb);

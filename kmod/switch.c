@@ -1,14 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * optinc.ko: switch instances and their member ports. Everything here runs
- * under RTNL; the datapath sees a port through its net device's rx_handler.
+ * optinc.ko: switch instances, per network namespace, and their member
+ * ports. Everything here runs under RTNL; the datapath sees a port through
+ * its net device's rx_handler.
  */
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/rculist.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
 #include "optinc_kmod.h"
+
+struct optinc_net {
+	struct list_head switches;	/* RTNL */
+};
+
+static unsigned int optinc_net_id __read_mostly;
+
+/* The switches of namespace @net (RTNL). */
+struct list_head *optinc_net_switches(struct net *net)
+{
+	struct optinc_net *on = net_generic(net, optinc_net_id);
+
+	return &on->switches;
+}
+
+static int __net_init switch_net_init(struct net *net)
+{
+	INIT_LIST_HEAD(optinc_net_switches(net));
+	return 0;
+}
+
+static void __net_exit switch_net_exit(struct net *net)
+{
+	struct optinc_kswitch *sw, *tmp;
+
+	rtnl_lock();
+	list_for_each_entry_safe(sw, tmp, optinc_net_switches(net), node)
+		optinc_switch_destroy(sw);
+	rtnl_unlock();
+}
+
+/* Registered by main.c: every namespace gets its list of switches. */
+struct pernet_operations optinc_switch_net_ops = {
+	.init	= switch_net_init,
+	.exit	= switch_net_exit,
+	.id	= &optinc_net_id,
+	.size	= sizeof(struct optinc_net),
+};
 
 /* The switch named @name in @net, or NULL (RTNL). */
 struct optinc_kswitch *optinc_switch_find(struct net *net, const char *name)
@@ -218,22 +259,4 @@ void optinc_port_del(struct optinc_kport *port)
 	free_percpu(port->stats);
 	netdev_put(port->dev, &port->tracker);
 	kfree(port);
-}
-
-/**
- * optinc_port_by_ifindex() - the member port of @sw on device @ifindex
- * @sw:      the switch
- * @ifindex: a bound port, as lib/core/bind.c keeps it
- *
- * Under RCU or RTNL. Return: the port, or NULL when it was removed.
- */
-struct optinc_kport *optinc_port_by_ifindex(struct optinc_kswitch *sw,
-					    u32 ifindex)
-{
-	struct optinc_kport *port;
-
-	list_for_each_entry_rcu(port, &sw->ports, node, lockdep_rtnl_is_held())
-		if (port->dev->ifindex == ifindex)
-			return port;
-	return NULL;
 }

@@ -43,7 +43,7 @@ static void table_stage_reset(struct optinc_tstage *st)
 	memset(st, 0, sizeof(*st));
 }
 
-/* Keep table @t for job @id; an onn job of that id switches to it. */
+/* Keep table @t for job @id. Return: 1, or a negative errno. */
 static int table_store(struct optinc_kswitch *sw, u16 id,
 		       struct optinc_ktable *t, struct netlink_ext_ack *extack)
 {
@@ -55,7 +55,7 @@ static int table_store(struct optinc_kswitch *sw, u16 id,
 		return xa_err(old);
 	}
 	optinc_ktable_put(old);
-	return optinc_job_retable(sw, id, t, extack);
+	return 1;
 }
 
 /* A complete upload: check it with the core's parser, then store it. */
@@ -126,9 +126,11 @@ static int table_stage_start(struct optinc_tstage *st, u16 id, u32 total,
  * @len:    its size
  * @extack: where to say what is wrong
  *
- * The chunk that completes the file has it checked and stored.
+ * The chunk that completes the file has it checked and stored; the
+ * caller then has a job of that id switch to it (optinc_job_retable()).
  *
- * Return: 0, or a negative errno; any error drops the upload.
+ * Return: 0, 1 when this chunk completed and stored the table, or a
+ * negative errno; any error drops the upload.
  */
 int optinc_table_chunk(struct optinc_kswitch *sw, u16 id, u32 off, u32 total,
 		       const void *data, u32 len,

@@ -48,3 +48,24 @@ fuzz: $(FUZZ_SEEDS)
 		$(FUZZ_DIR)/corpus $(dir $(FUZZ_SEEDS)) >$(FUZZ_DIR)/fuzz.log 2>&1; \
 		rc=$$?; grep -E 'stat::|DONE|ERROR|SUMMARY|runtime error|artifact' $(FUZZ_DIR)/fuzz.log; \
 		echo "fuzz: exit $$rc, log $(FUZZ_DIR)/fuzz.log"; exit $$rc
+
+# make fuzz-cov [FUZZ_COV_SECS=N]: the fuzzer built for source coverage
+# (clang's -fprofile-instr-generate), run from the seeds for N seconds
+# (default 30), and llvm-cov's line and branch coverage of the switch's
+# rules and the slot state machine it reaches.
+FUZZ_COV_SECS ?= 30
+FUZZ_COV_BIN := $(FUZZ_DIR)/fuzz_frame_cov
+FUZZ_COV_FILES := lib/core/switch.c lib/core/agg.c lib/core/reply.c \
+		  lib/core/bind.c lib/core/ratelimit.c lib/core/frame.c
+.PHONY: fuzz-cov
+fuzz-cov: $(FUZZ_SEEDS)
+	@test "$(FUZZ_HAVE)" = y || { echo "fuzz-cov: $(FUZZ_CC) cannot link -fsanitize=fuzzer: install clang and libclang-rt-14-dev" >&2; exit 1; }
+	$(Q)$(FUZZ_CC) -std=gnu11 -Iinclude -Ilib/core -g -O1 -fsanitize=fuzzer \
+		-fprofile-instr-generate -fcoverage-mapping -o $(FUZZ_COV_BIN) $(FUZZ_SRCS)
+	@rm -rf $(FUZZ_DIR)/cov && mkdir -p $(FUZZ_DIR)/cov/corpus
+	$(Q)LLVM_PROFILE_FILE=$(FUZZ_DIR)/cov/run.profraw $(FUZZ_COV_BIN) \
+		-max_total_time=$(FUZZ_COV_SECS) $(FUZZ_DIR)/cov/corpus \
+		$(dir $(FUZZ_SEEDS)) >$(FUZZ_DIR)/cov/log 2>&1
+	$(Q)llvm-profdata merge -o $(FUZZ_DIR)/cov/run.profdata $(FUZZ_DIR)/cov/run.profraw
+	$(Q)llvm-cov report $(FUZZ_COV_BIN) -instr-profile=$(FUZZ_DIR)/cov/run.profdata \
+		$(FUZZ_COV_FILES)

@@ -88,6 +88,9 @@ struct fuzz_dp {
 	__u32	room;
 	__u64	now;		/* the rate limit's clock: 1 ms per frame */
 	__u8	sent_type;	/* type of the frame sent last */
+	int	short_room;	/* FUZZ_CTL_SHORT */
+	const struct optinc_sw *sw;	/* the rules, for the uplink's acks */
+	__u32	allocs;
 };
 
 /* how often each event of the rules fired, for fuzz_short.sh */
@@ -101,6 +104,8 @@ static int fuzz_alloc(void *dp, struct optinc_job *job,
 	struct fuzz_dp *d = dp;
 
 	fuzz_check(rank < 0 ? in != NULL : job && rank < job->size);
+	if (d->short_room && !(++d->allocs % 7))
+		return -ENOMEM;		/* a pool runs dry now and then */
 	f->buf = fuzz_out;
 	f->room = d->room;
 	f->priv = NULL;
@@ -166,12 +171,57 @@ static int fuzz_limited(void *dp, struct optinc_job *job,
 			    in->src, d->now) == OPTINC_RL_LIMITED;
 }
 
+/*
+ * Unit T on one payload, as optincd's chained mbufs: each member's headers
+ * (optinc_build_result_hdr()) with the elements behind them. With short
+ * answers it declines, and the rules build each frame whole.
+ */
+static int fuzz_results(void *dp, struct optinc_job *job,
+			const struct optinc_slot *s)
+{
+	struct optinc_sw_frame f = { .buf = fuzz_out };
+	struct fuzz_dp *d = dp;
+	__u32 hdr, sent = 0;
+	__u16 r;
+
+	if (d->short_room)
+		return -ENOMEM;
+	f.room = d->room;
+	for (r = 0; r < job->size; r++) {
+		hdr = optinc_build_result_hdr(fuzz_out, d->room, job, s,
+					      &fuzz_sw, r);
+		if (!hdr || hdr + s->res_len > d->room)
+			continue;
+		memcpy(fuzz_out + hdr, s->res, s->res_len);
+		fuzz_check(!fuzz_send(dp, job, NULL, r, &f, hdr + s->res_len));
+		fuzz_check(d->sent_type == OPTINC_T_RESULT);
+		sent++;
+	}
+	return (int)sent;
+}
+
+/*
+ * The onn job plays a cascade's first level whose upper job is not
+ * complete: once all its members joined, each hears "not everyone yet".
+ */
+static int fuzz_up_joined(void *dp, struct optinc_job *job, __u16 rank)
+{
+	struct fuzz_dp *d = dp;
+
+	if (job->id != FUZZ_JOB_ONN || !optinc_job_complete(job))
+		return 0;
+	optinc_sw_ack(d->sw, job, rank, 1);
+	return 1;
+}
+
 static const struct optinc_sw_ops fuzz_ops = {
 	.alloc = fuzz_alloc,
 	.send = fuzz_send,
 	.count = fuzz_count,
 	.pin = fuzz_pin,
 	.limited = fuzz_limited,
+	.results = fuzz_results,
+	.up_joined = fuzz_up_joined,
 };
 
 /* The L2 table's pins, as both datapaths keep them: bound MACs stay put. */
@@ -198,6 +248,7 @@ static void fuzz_input(struct fuzz_dp *d, const struct optinc_msg *m,
 	struct optinc_job *j = why == OPTINC_DROP_NONE ? fuzz_find(m->job) : NULL;
 
 	d->now += 1000000;
+	d->sw = &sw;
 	optinc_sw_input(&sw, j, j ? &fuzz_binds[j - fuzz_jobs] : NULL, &in, why);
 }
 
@@ -294,6 +345,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	d.room = ctl & FUZZ_CTL_SHORT ? 64 + (size & 0xff) : sizeof(fuzz_out);
+	d.short_room = !!(ctl & FUZZ_CTL_SHORT);
 	for (k = 0; k < FUZZ_PORTS; k++)
 		optinc_rl_init(&fuzz_rl[k]);
 	for (k = 0; k < 2; k++) {
