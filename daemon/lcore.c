@@ -16,6 +16,7 @@
  * on the job field), no frame is handed over at all.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -305,19 +306,27 @@ void optinc_lcores_stop(void)
 	lcore_quit = true;
 }
 
-/* The switch-wide counters, every worker's summed (telemetry). */
-void optinc_sw_stats_sum(struct optinc_sw_stats *out)
+/*
+ * Telemetry: the counters at byte @off of every worker, summed into @out
+ * (@len bytes of uint64_t counters; a struct's padding sums zeros).
+ */
+void optinc_lcores_sum(void *out, size_t len, size_t off)
 {
-	uint64_t *o = (uint64_t *)out;
+	uint64_t *o = out;
 	const uint64_t *in;
 	unsigned int w, k;
 
-	memset(out, 0, sizeof(*out));
+	memset(out, 0, len);
 	for (w = 0; w < optinc_nb_workers; w++) {
-		in = (const uint64_t *)&optinc_workers[w].sw;
-		for (k = 0; k < sizeof(*out) / sizeof(uint64_t); k++)
+		in = (const uint64_t *)((const char *)&optinc_workers[w] + off);
+		for (k = 0; k < len / sizeof(uint64_t); k++)
 			o[k] += __atomic_load_n(&in[k], __ATOMIC_RELAXED);
 	}
+}
+
+void optinc_sw_stats_sum(struct optinc_sw_stats *out)
+{
+	optinc_lcores_sum(out, sizeof(*out), offsetof(struct optinc_worker, sw));
 }
 
 static struct rte_tel_data *lcore_tlm_one(const struct optinc_worker *w,

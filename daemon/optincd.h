@@ -227,6 +227,7 @@ static inline uint16_t optinc_lcore_owner(uint16_t job)
 {
 	return __atomic_load_n(&optinc_job_owner[job], __ATOMIC_RELAXED);
 }
+void optinc_lcores_sum(void *out, size_t len, size_t off);
 void optinc_sw_stats_sum(struct optinc_sw_stats *out);
 int optinc_lcore_tlm(struct rte_tel_data *d);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* Ports: set-up of every EAL port, per-port mbuf pools, buffered transmit. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -375,16 +376,9 @@ void optinc_ports_flush(void)
 /* @port's counters, every worker's summed (telemetry). */
 void optinc_port_stats_sum(uint16_t port, struct optinc_port_stats *out)
 {
-	const uint64_t *in;
-	uint64_t *o = (uint64_t *)out;
-	unsigned int w, k;
-
-	memset(out, 0, sizeof(*out));
-	for (w = 0; w < optinc_nb_workers; w++) {
-		in = (const uint64_t *)&optinc_workers[w].q[port].stats;
-		for (k = 0; k < sizeof(*out) / sizeof(uint64_t); k++)
-			o[k] += __atomic_load_n(&in[k], __ATOMIC_RELAXED);
-	}
+	optinc_lcores_sum(out, sizeof(*out), offsetof(struct optinc_worker, q) +
+			  port * sizeof(struct optinc_port_q) +
+			  offsetof(struct optinc_port_q, stats));
 }
 
 /* An mbuf from @port's pool, for a frame the switch builds. */
