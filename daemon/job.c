@@ -138,7 +138,7 @@ static int job_init(struct optinc_agg_job *j, const struct optinc_job_conf *jc,
 }
 
 /**
- * optinc_agg_init() - the datapath's settings and every configured job
+ * optinc_agg_init() - every configured job, with its uplink
  * @c: configuration; kept for the switch's own address
  *
  * A job whose truth table is bad (unreadable, truncated, wrong version,
@@ -155,9 +155,6 @@ int optinc_agg_init(const struct optinc_conf *c)
 	unsigned int i;
 	int ret;
 
-	ret = optinc_agg_dp_init(c);
-	if (ret)
-		return ret;
 	job_tab = rte_zmalloc("optinc_jobs", OPTINC_MAX_JOBS * sizeof(*job_tab),
 			      RTE_CACHE_LINE_SIZE);
 	if (!job_tab) {
@@ -170,10 +167,14 @@ int optinc_agg_init(const struct optinc_conf *c)
 	for (i = 0; i < c->nb_jobs; i++) {
 		j = &job_tab[i];
 		ret = job_init(j, &c->jobs[i], false, why, sizeof(why));
+		if (!ret && c->jobs[i].up_ip)
+			ret = optinc_uplink_setup(j, why, sizeof(why));
 		if (ret) {
 			OPTINC_LOG(ERR, "job %u: %s", c->jobs[i].id, why);
 			return ret;
 		}
+		if (c->jobs[i].up_ip)
+			optinc_uplink_attach(j);
 		j->in_use = true;
 		job_live[j->worker].jobs[job_live[j->worker].nb++] = j;
 		optinc_lcore_set_owner(j->core.id, j->worker);

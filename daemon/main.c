@@ -103,10 +103,11 @@ static int main_setup(struct optinc_conf *c)
 	if (!c->mac_set)
 		memcpy(c->sw.mac, optinc_ports[optinc_port_ids[0]].mac.addr_bytes,
 		       RTE_ETHER_ADDR_LEN);
-	ret = optinc_agg_init(c);
+	/* the rules' and the uplinks' settings, before any job */
+	ret = optinc_agg_dp_init(c) ?: optinc_uplink_init(c);
 	if (ret)
 		return ret;
-	ret = optinc_uplink_init(c);
+	ret = optinc_agg_init(c);
 	if (ret)
 		return ret;
 	optinc_l2_init();

@@ -148,33 +148,19 @@ void optinc_uplink_detach(struct optinc_agg_job *j)
 }
 
 /**
- * optinc_uplink_init() - give the jobs of the start their cascade roles
- * @c: configuration (our address, the MTU); kept
+ * optinc_uplink_init() - the switch's address and MTU for every uplink
+ * @c: configuration; kept
  *
- * After optinc_agg_init(): a job with up= sends its complete slots up
- * (first level); a job with fanin= (second level) takes CAVG frames, which
- * job.c sets up. Jobs added later call optinc_uplink_setup() themselves.
+ * Before the jobs of the start (optinc_agg_init()), which set up their
+ * uplinks as jobs added later do: optinc_uplink_setup() for a job with
+ * up= (first level); a job with fanin= (second level) takes CAVG frames,
+ * which job.c sets up.
  *
- * Return: 0, or -EINVAL (reported).
+ * Return: 0.
  */
 int optinc_uplink_init(const struct optinc_conf *c)
 {
-	struct optinc_agg_job *j;
-	char why[64];
-	unsigned int i;
-	int ret;
-
 	up_conf = c;
-	for (i = 0; (j = optinc_agg_at(i)); i++) {
-		if (!j->conf.up_ip)
-			continue;
-		ret = optinc_uplink_setup(j, why, sizeof(why));
-		if (ret) {
-			OPTINC_LOG(ERR, "--job id=%u: %s", j->conf.id, why);
-			return ret;
-		}
-		optinc_uplink_attach(j);
-	}
 	return 0;
 }
 
