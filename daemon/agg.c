@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * The aggregation datapath: an OptINC frame to the switch goes through
- * port security and the core's slot state machine, and what they decide is
- * sent (results to every member, JOIN_ACKs, NACKs). The jobs are job.c's,
- * their truth tables table.c's.
+ * the switch's rules (lib/core/switch.c: port security, the rate limit,
+ * the slot state machine, the reply plan) with optincd's ops for them:
+ * counting, pinning a member's MAC, the port's rate limit, and sending
+ * through tx.c. The jobs are job.c's, their truth tables table.c's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,7 +25,7 @@ const struct optinc_conf *optinc_agg_conf(void)
 	return agg_conf;
 }
 
-/* The switch's address and the rate limit, before any job (job.c). */
+/* The switch's address and the rate limit, before any job (main.c). */
 int optinc_agg_dp_init(const struct optinc_conf *c)
 {
 	int ret;
@@ -37,7 +38,6 @@ int optinc_agg_dp_init(const struct optinc_conf *c)
 			   c->rl_burst, strerror(-ret));
 	return ret;
 }
-
 
 static void agg_count_in(struct optinc_agg_job *j, const struct optinc_msg *msg,
 			 uint32_t len)
@@ -98,7 +98,7 @@ static void agg_count(void *dp, struct optinc_job *core,
 		      uint32_t arg)
 {
 	struct optinc_agg_ctx *ctx = dp;
-	struct optinc_agg_job *j = core ? agg_job(core) : ctx->seen;
+	struct optinc_agg_job *j = core ? agg_job(core) : ctx->seen;	/* NULL: none */
 	struct optinc_port_stats *ps = in ? &optinc_ports[in->port].stats : NULL;
 
 	switch (ev) {
@@ -150,6 +150,7 @@ static int agg_alloc(void *dp, struct optinc_job *core,
 	uint16_t port = agg_out_port(dp, core, in, rank);
 	uint8_t *buf;
 
+	f->port = port;		/* send() needs it too: looked up once */
 	f->priv = optinc_tx_alloc(port, &buf, &f->room);
 	f->buf = buf;
 	return f->priv ? 0 : -ENOMEM;	/* a frame too big is not built */
@@ -159,8 +160,8 @@ static int agg_send(void *dp, struct optinc_job *core,
 		    const struct optinc_sw_msg *in, int rank,
 		    struct optinc_sw_frame *f, uint32_t len)
 {
-	return optinc_tx_send(agg_job(core), rank,
-			      agg_out_port(dp, core, in, rank), f->priv, len);
+	return optinc_tx_send(agg_job(core), rank, (uint16_t)f->port, f->priv,
+			      len);
 }
 
 static int agg_results(void *dp, struct optinc_job *core,

@@ -42,6 +42,7 @@ struct optinc_sw_frame {
 	void	*buf;		/* where the frame starts */
 	__u32	room;		/* bytes there */
 	void	*priv;		/* the datapath's (mbuf, skb) */
+	__u32	port;		/* the datapath's: where it goes, found once */
 };
 
 /*
