@@ -59,7 +59,7 @@ static struct optinc_agg_job *agg_job(struct optinc_job *core)
 static void agg_count_drop(struct optinc_agg_job *j,
 			   const struct optinc_sw_msg *in, enum optinc_drop why)
 {
-	OPTINC_STAT_INC(*(j ? &j->stats.drops[why] : &optinc_sw_stats.drops[why]));
+	OPTINC_STAT_INC(*(j ? &j->stats.drops[why] : &optinc_sw()->drops[why]));
 	if (in->m->type == OPTINC_T_JOIN)
 		OPTINC_LOG_AGG(DEBUG, "job %u: JOIN of rank %u from port %u "
 			       "refused: %s", in->m->job, in->m->rank,
@@ -85,11 +85,11 @@ static void agg_count_tx(struct optinc_agg_job *j, enum optinc_sw_event ev,
 			 uint32_t type)
 {
 	if (ev == OPTINC_SW_TX_ERROR)
-		OPTINC_STAT_INC(*(j ? &j->stats.tx_errors : &optinc_sw_stats.tx_errors));
+		OPTINC_STAT_INC(*(j ? &j->stats.tx_errors : &optinc_sw()->tx_errors));
 	else if (type == OPTINC_T_JOIN_ACK)
 		OPTINC_STAT_INC(j->stats.join_acks);
 	else if (type == OPTINC_T_NACK)
-		OPTINC_STAT_INC(*(j ? &j->stats.nacks : &optinc_sw_stats.nacks));
+		OPTINC_STAT_INC(*(j ? &j->stats.nacks : &optinc_sw()->nacks));
 }
 
 /* The rules' events, on optincd's counters (stats.h); ctx->seen: unserved. */
@@ -99,7 +99,7 @@ static void agg_count(void *dp, struct optinc_job *core,
 {
 	struct optinc_agg_ctx *ctx = dp;
 	struct optinc_agg_job *j = core ? agg_job(core) : ctx->seen;	/* NULL: none */
-	struct optinc_port_stats *ps = in ? &optinc_ports[in->port].stats : NULL;
+	struct optinc_port_stats *ps = in ? optinc_pstats((uint16_t)in->port) : NULL;
 
 	switch (ev) {
 	case OPTINC_SW_DROPPED:
@@ -177,7 +177,7 @@ static int agg_limited(void *dp, struct optinc_job *core,
 {
 	struct optinc_agg_ctx *ctx = dp;
 
-	return optinc_rl_rx(&optinc_ports[in->port].rl, &agg_rl, core, in->m,
+	return optinc_rl_rx(&optinc_self()->q[in->port].rl, &agg_rl, core, in->m,
 			    in->src, ctx->now) == OPTINC_RL_LIMITED;
 }
 

@@ -41,8 +41,8 @@ bool optinc_arp_input(struct rte_mbuf *m, uint16_t port,
 		return false;
 	if (a->arp_protocol == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
 	    a->arp_plen == 4 && !optinc_bind_arp_ok(d->arp_sip, &c->sw)) {
-		OPTINC_STAT_INC(optinc_ports[port].stats.spoofed);
-		OPTINC_STAT_INC(optinc_ports[port].stats.rx_dropped);
+		OPTINC_STAT_INC(optinc_pstats(port)->spoofed);
+		OPTINC_STAT_INC(optinc_pstats(port)->rx_dropped);
 		rte_pktmbuf_free(m);
 		return true;
 	}
@@ -59,7 +59,7 @@ bool optinc_arp_input(struct rte_mbuf *m, uint16_t port,
 	d->arp_tip = d->arp_sip;
 	memcpy(d->arp_sha.addr_bytes, c->sw.mac, RTE_ETHER_ADDR_LEN);
 	d->arp_sip = c->sw.ip;
-	OPTINC_STAT_INC(optinc_sw_stats.arp_replies);
+	OPTINC_STAT_INC(optinc_sw()->arp_replies);
 	optinc_port_tx(port, m);
 	return true;
 }

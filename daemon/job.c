@@ -3,12 +3,15 @@
  * The job table: the jobs given at start, and jobs added and removed while
  * optincd runs (telemetry /optinc/job_add and /optinc/job_del, optincctl
  * job add|del). It has two views. The control plane's is in_use, changed
- * only under the telemetry lock; telemetry shows it. The lcore's is
- * job_live[], written only by the lcore between two poll rounds. A control
- * thread builds a job whole (slots, table, uplink), hands it over (op ADD)
- * and waits until the lcore has taken it; a removal (op DEL) is taken by
- * the lcore, which never looks at the job again after that round, so the
- * control thread frees it with no lock on the hot path.
+ * only under the telemetry lock; telemetry shows it. Each datapath
+ * lcore's is its job_live[], written only by that lcore between two poll
+ * rounds. A job is served by one lcore ("worker", lcore.c), chosen when it
+ * is added: the one with the fewest jobs (a cascade job with up=: worker
+ * 0, which owns the uplinks). A control thread builds a job whole (slots,
+ * table, uplink), hands it over (op ADD) and waits until its worker has
+ * taken it; a removal (op DEL) is taken by the worker, which never looks
+ * at the job again after that round, so the control thread frees it with
+ * no lock on the hot path.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -26,15 +29,44 @@
 /* how long a control thread waits for the lcore to take an op */
 #define JOB_WAIT_MS	2000
 
+/* One worker's jobs, written by it only; @pending set by control threads. */
+struct job_live {
+	struct optinc_agg_job *jobs[OPTINC_MAX_JOBS];
+	unsigned int nb;
+	/* a job has an op or a table waiting: the worker's test each round */
+	bool pending;
+} __rte_cache_aligned;
+
 static struct optinc_agg_job *job_tab;	/* OPTINC_MAX_JOBS entries */
-static struct optinc_agg_job *job_live[OPTINC_MAX_JOBS];
-static unsigned int job_nb_live;
-/* A job has an op or a table waiting: the lcore's cheap test each round. */
-static bool job_pending_any;
+static struct job_live job_live[OPTINC_MAX_WORKERS];
+
+static struct job_live *job_mine(void)
+{
+	return &job_live[optinc_self()->idx];
+}
 
 void optinc_agg_kick(void)
 {
-	__atomic_store_n(&job_pending_any, true, __ATOMIC_RELEASE);
+	unsigned int w;
+
+	for (w = 0; w < optinc_nb_workers; w++)
+		__atomic_store_n(&job_live[w].pending, true, __ATOMIC_RELEASE);
+}
+
+/* The worker for a new job: the one with the fewest jobs, lowest first. */
+static uint16_t job_place(const struct optinc_job_conf *jc)
+{
+	unsigned int n[OPTINC_MAX_WORKERS] = { 0 }, k, best = 0;
+
+	if (jc->up_ip)
+		return 0;
+	for (k = 0; job_tab && k < OPTINC_MAX_JOBS; k++)
+		if (job_tab[k].in_use)
+			n[job_tab[k].worker]++;
+	for (k = 1; k < optinc_nb_workers; k++)
+		if (n[k] < n[best])
+			best = k;
+	return (uint16_t)best;
 }
 
 /*
@@ -73,6 +105,7 @@ static int job_init(struct optinc_agg_job *j, const struct optinc_job_conf *jc,
 	j->core.fanin = jc->fanin;
 	j->core.mode = OPTINC_MODE_EXACT;
 	j->served = true;
+	j->worker = job_place(jc);
 	optinc_bind_init(&j->bind);
 	if (jc->table && !j->conf.table) {
 		snprintf(why, why_len, "out of memory");
@@ -143,7 +176,8 @@ int optinc_agg_init(const struct optinc_conf *c)
 		if (c->jobs[i].up_ip)
 			optinc_uplink_attach(j);
 		j->in_use = true;
-		job_live[job_nb_live++] = j;
+		job_live[j->worker].jobs[job_live[j->worker].nb++] = j;
+		optinc_lcore_set_owner(j->core.id, j->worker);
 	}
 	return 0;
 }
@@ -156,7 +190,7 @@ void optinc_agg_free(void)
 		job_release(&job_tab[i]);
 	rte_free(job_tab);
 	job_tab = NULL;
-	job_nb_live = 0;
+	memset(job_live, 0, sizeof(job_live));
 }
 
 /* The control plane's jobs (telemetry lock, or before the lcore runs). */
@@ -189,30 +223,31 @@ struct optinc_agg_job *optinc_agg_find(uint16_t id)
 	return NULL;
 }
 
-/* The lcore's job @id, or NULL; lcore only. */
+/* This worker's job @id, or NULL; datapath lcores only. */
 struct optinc_agg_job *optinc_agg_live_find(uint16_t id)
 {
+	const struct job_live *l = job_mine();
 	unsigned int i;
 
-	for (i = 0; i < job_nb_live; i++)
-		if (job_live[i]->core.id == id)
-			return job_live[i];
+	for (i = 0; i < l->nb; i++)
+		if (l->jobs[i]->core.id == id)
+			return l->jobs[i];
 	return NULL;
 }
 
-/* The lcore lets go of @j: no frame reaches it, its members' MACs unpinned. */
-static void job_detach(struct optinc_agg_job *j)
+/* The worker lets go of @j: no frame reaches it, its members' MACs unpinned. */
+static void job_detach(struct job_live *l, struct optinc_agg_job *j)
 {
 	uint64_t now = rte_rdtsc();
 	struct rte_ether_addr mac;
 	unsigned int i;
 	uint16_t r;
 
-	for (i = 0; i < job_nb_live && job_live[i] != j; i++)
+	for (i = 0; i < l->nb && l->jobs[i] != j; i++)
 		;
-	if (i == job_nb_live)
+	if (i == l->nb)
 		return;
-	job_live[i] = job_live[--job_nb_live];
+	l->jobs[i] = l->jobs[--l->nb];
 	for (r = 0; r < j->core.size; r++) {
 		if (!(j->bind.bound & (1ULL << r)))
 			continue;
@@ -223,34 +258,37 @@ static void job_detach(struct optinc_agg_job *j)
 }
 
 /**
- * optinc_agg_sync() - take what control threads handed over; lcore only
+ * optinc_agg_sync() - take what control threads handed over; datapath lcores
  *
- * Called between frames, once per poll round: jobs added and removed, and
- * installed tables (optinc_agg_table_take()), apply from the next frame on.
+ * Called between frames, once per poll round on every worker: its jobs
+ * added and removed, and installed tables (optinc_agg_table_take()), apply
+ * from the next frame on. An op on another worker's job is left to it.
  */
 void optinc_agg_sync(void)
 {
+	struct job_live *l = job_mine();
 	struct optinc_agg_job *j;
 	unsigned int i;
 	uint8_t op;
 
-	if (likely(!__atomic_load_n(&job_pending_any, __ATOMIC_ACQUIRE)))
+	if (likely(!__atomic_load_n(&l->pending, __ATOMIC_ACQUIRE)))
 		return;
-	__atomic_store_n(&job_pending_any, false, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->pending, false, __ATOMIC_RELAXED);
 	for (i = 0; i < OPTINC_MAX_JOBS; i++) {
 		j = &job_tab[i];
 		op = __atomic_load_n(&j->op, __ATOMIC_ACQUIRE);
+		if (!op || j->worker != optinc_self()->idx)
+			continue;
 		if (op == JOB_OP_ADD) {
-			job_live[job_nb_live++] = j;
+			l->jobs[l->nb++] = j;
 			optinc_uplink_attach(j);
 		} else if (op == JOB_OP_DEL) {
-			job_detach(j);
+			job_detach(l, j);
 		}
-		if (op)
-			__atomic_store_n(&j->op, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&j->op, 0, __ATOMIC_RELEASE);
 	}
-	for (i = 0; i < job_nb_live; i++)
-		optinc_agg_table_take(job_live[i]);
+	for (i = 0; i < l->nb; i++)
+		optinc_agg_table_take(l->jobs[i]);
 }
 
 /* Hand @op on @j to the lcore and wait until it is taken. */
@@ -319,6 +357,9 @@ struct optinc_agg_job *optinc_agg_job_add(const char *spec, char *why,
 		ret = job_init(j, &jc, true, why, why_len);
 	if (!ret && jc.up_ip)
 		ret = optinc_uplink_setup(j, why, why_len);
+	/* frames of the new id go to its worker, which serves it once taken */
+	if (!ret)
+		optinc_lcore_set_owner(jc.id, j->worker);
 	if (!ret && job_hand_over(j, JOB_OP_ADD)) {
 		snprintf(why, why_len, "the datapath did not take it within "
 			 "%u ms (is optincd stopping?)", JOB_WAIT_MS);
@@ -328,14 +369,17 @@ struct optinc_agg_job *optinc_agg_job_add(const char *spec, char *why,
 	if (ret) {
 		if (j)
 			job_release(j);
+		if (ret != -EEXIST)
+			optinc_lcore_set_owner(jc.id, 0);
 		OPTINC_LOG(ERR, "job add '%s': %s", spec, why);
 		return NULL;
 	}
 	j->in_use = true;
 	OPTINC_LOG(INFO, "job %u added: size %u bits %u mode %s window %u "
-		   "max-elems %u", jc.id, jc.size, jc.bits,
+		   "max-elems %u lcore %u", jc.id, jc.size, jc.bits,
 		   j->core.mode == OPTINC_MODE_ONN ? "onn" : "exact",
-		   j->core.window, j->core.max_elems);
+		   j->core.window, j->core.max_elems,
+		   optinc_workers[j->worker].lcore);
 	return j;
 }
 
@@ -365,6 +409,7 @@ int optinc_agg_job_del(uint16_t id, char *why, size_t why_len)
 		return -ETIMEDOUT;
 	}
 	job_release(j);
+	optinc_lcore_set_owner(id, 0);
 	OPTINC_LOG(INFO, "job %u removed", id);
 	return 0;
 }

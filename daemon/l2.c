@@ -6,8 +6,10 @@
  * Open addressing with a bounded probe window. Entries are never emptied,
  * only aged (an entry not refreshed for L2_AGE_S is treated as absent and
  * may be reused), so a key never sits behind an empty slot and lookups
- * stop at the first empty one. Only the datapath lcore touches the table;
- * telemetry reads just the count.
+ * stop at the first empty one. Only worker 0 (the main lcore) touches the
+ * table; telemetry reads just the count. Another worker's jobs pin and
+ * unpin their members' MACs through a ring to worker 0, which applies
+ * them between two poll rounds (optinc_l2_take_requests()).
  *
  * Port security: the MAC of every bound job member is pinned to its bound
  * port (optinc_l2_pin(), one pin per binding, counted per (MAC, port) in
@@ -17,6 +19,7 @@
  * port of the newest pin; when that pin goes, to another pinned port.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <rte_cycles.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
@@ -29,6 +32,7 @@
 #define L2_PINS		8192		/* >= OPTINC_MAX_JOBS * OPTINC_MAX_MEMBERS */
 #define L2_PIN_PROBES	32
 #define L2_ANY_PORT	(-1)
+#define L2_REQ_RING	1024		/* pins in flight from one worker */
 
 struct l2_entry {
 	struct rte_ether_addr mac;
@@ -42,6 +46,14 @@ struct l2_pin {
 	struct rte_ether_addr mac;
 	uint16_t port;
 	uint16_t count;
+};
+
+/* A pin (or unpin) of a member of another worker's job, for worker 0. */
+struct l2_req {
+	struct rte_ether_addr mac;
+	uint16_t port;
+	uint8_t pin;			/* 1: pin, 0: unpin */
+	uint8_t pad[7];			/* ring elements are multiples of 4 bytes */
 };
 
 static struct l2_entry l2_table[L2_SIZE];
@@ -149,7 +161,7 @@ int optinc_l2_learn(const struct rte_ether_addr *mac, uint16_t port,
 	}
 	if (e) {
 		if (e->port != port) {
-			OPTINC_STAT_INC(optinc_sw_stats.fdb_moved);
+			OPTINC_STAT_INC(optinc_sw()->fdb_moved);
 			e->port = port;
 			l2_touch(e, now);
 		} else if (now - e->seen > l2_refresh_tsc) {
@@ -162,12 +174,12 @@ int optinc_l2_learn(const struct rte_ether_addr *mac, uint16_t port,
 	slot->mac = *mac;
 	slot->port = port;
 	l2_touch(slot, now);
-	OPTINC_STAT_INC(optinc_sw_stats.fdb_learned);
+	OPTINC_STAT_INC(optinc_sw()->fdb_learned);
 	return 0;
 }
 
 /**
- * optinc_l2_pin() - a job member with @mac was bound to @port
+ * l2_pin_here() - a job member with @mac was bound to @port
  * @mac:  the member's MAC
  * @port: its bound port; an entry pinned elsewhere moves here (the member
  *        moved, optinc_bind_join() said so)
@@ -176,8 +188,8 @@ int optinc_l2_learn(const struct rte_ether_addr *mac, uint16_t port,
  * Return: 0, or -ENOSPC when the probe window has no slot that is not
  * pinned (counted as fdb_pin_full; results still go to the bound port).
  */
-int optinc_l2_pin(const struct rte_ether_addr *mac, uint16_t port,
-		  uint64_t now)
+static int l2_pin_here(const struct rte_ether_addr *mac, uint16_t port,
+		       uint64_t now)
 {
 	struct l2_entry *e, *slot = NULL;
 	struct l2_pin *p, *free_p;
@@ -185,7 +197,7 @@ int optinc_l2_pin(const struct rte_ether_addr *mac, uint16_t port,
 	e = l2_find(mac, now, &slot);
 	p = l2_pin_get(mac, port, &free_p);
 	if ((!e && !slot) || (!p && !free_p)) {
-		OPTINC_STAT_INC(optinc_sw_stats.fdb_pin_full);
+		OPTINC_STAT_INC(optinc_sw()->fdb_pin_full);
 		return -ENOSPC;
 	}
 	if (!p) {
@@ -198,9 +210,9 @@ int optinc_l2_pin(const struct rte_ether_addr *mac, uint16_t port,
 		e = slot;
 		e->mac = *mac;
 		e->pins = 0;
-		OPTINC_STAT_INC(optinc_sw_stats.fdb_learned);
+		OPTINC_STAT_INC(optinc_sw()->fdb_learned);
 	} else if (e->port != port) {
-		OPTINC_STAT_INC(optinc_sw_stats.fdb_moved);
+		OPTINC_STAT_INC(optinc_sw()->fdb_moved);
 	}
 	e->port = port;
 	e->pins++;
@@ -212,8 +224,8 @@ int optinc_l2_pin(const struct rte_ether_addr *mac, uint16_t port,
  * One binding of @mac to @port is gone. The entry forwards to another of
  * its pinned ports if it has one, and ages normally once none is left.
  */
-void optinc_l2_unpin(const struct rte_ether_addr *mac, uint16_t port,
-		     uint64_t now)
+static void l2_unpin_here(const struct rte_ether_addr *mac, uint16_t port,
+			  uint64_t now)
 {
 	struct l2_pin *p = l2_pin_get(mac, port, NULL), *other;
 	struct l2_entry *e, *slot;
@@ -233,13 +245,98 @@ void optinc_l2_unpin(const struct rte_ether_addr *mac, uint16_t port,
 	}
 }
 
-/* The port @mac was last seen on; -ENOENT when unknown or aged out. */
+/* Another worker's pin: to worker 0's ring; lost (counted) when it is full. */
+static int l2_post(const struct rte_ether_addr *mac, uint16_t port, bool pin)
+{
+	struct l2_req r = { .mac = *mac, .port = port, .pin = pin };
+
+	if (unlikely(rte_ring_enqueue_elem(optinc_self()->l2_req, &r,
+					   sizeof(r)))) {
+		OPTINC_STAT_INC(optinc_sw()->fdb_pin_full);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* A member with @mac was bound to @port (l2_pin_here()); any worker. */
+int optinc_l2_pin(const struct rte_ether_addr *mac, uint16_t port,
+		  uint64_t now)
+{
+	if (optinc_self()->idx)
+		return l2_post(mac, port, true);
+	return l2_pin_here(mac, port, now);
+}
+
+/* One binding of @mac to @port is gone (l2_unpin_here()); any worker. */
+void optinc_l2_unpin(const struct rte_ether_addr *mac, uint16_t port,
+		     uint64_t now)
+{
+	if (optinc_self()->idx)
+		l2_post(mac, port, false);
+	else
+		l2_unpin_here(mac, port, now);
+}
+
+/* Worker 0, between poll rounds: the other workers' pins, in their order. */
+void optinc_l2_take_requests(uint64_t now)
+{
+	struct l2_req r[OPTINC_BURST];
+	unsigned int w, i, n;
+
+	for (w = 1; w < optinc_nb_workers; w++) {
+		n = rte_ring_dequeue_burst_elem(optinc_workers[w].l2_req, r,
+						sizeof(r[0]), OPTINC_BURST, NULL);
+		for (i = 0; i < n; i++) {
+			if (r[i].pin)
+				l2_pin_here(&r[i].mac, r[i].port, now);
+			else
+				l2_unpin_here(&r[i].mac, r[i].port, now);
+		}
+	}
+}
+
+int optinc_l2_rings(void)
+{
+	char name[RTE_RING_NAMESIZE];
+	unsigned int w;
+
+	for (w = 1; w < optinc_nb_workers; w++) {
+		snprintf(name, sizeof(name), "optinc_l2req%u", w);
+		optinc_workers[w].l2_req = rte_ring_create_elem(name,
+				sizeof(struct l2_req), L2_REQ_RING, rte_socket_id(),
+				RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (!optinc_workers[w].l2_req) {
+			OPTINC_LOG(ERR, "cannot create ring %s: %s", name,
+				   rte_strerror(rte_errno));
+			return -rte_errno;
+		}
+	}
+	return 0;
+}
+
+void optinc_l2_rings_free(void)
+{
+	unsigned int w;
+
+	for (w = 1; optinc_workers && w < optinc_nb_workers; w++) {
+		rte_ring_free(optinc_workers[w].l2_req);
+		optinc_workers[w].l2_req = NULL;
+	}
+}
+
+/*
+ * The port @mac was last seen on; -ENOENT when unknown or aged out, and
+ * on workers other than 0, which have no table (their callers use a
+ * member's bound port, which every member that was answered has).
+ */
 int optinc_l2_lookup(const struct rte_ether_addr *mac, uint64_t now,
 		     uint16_t *port)
 {
 	uint32_t h = l2_hash(mac), i;
 	const struct l2_entry *e;
 
+	if (optinc_self()->idx)
+		return -ENOENT;
 	for (i = 0; i < L2_PROBES; i++) {
 		e = &l2_table[(h + i) & (L2_SIZE - 1)];
 		if (!e->seen)
@@ -259,11 +356,11 @@ static void l2_flood(struct rte_mbuf *m, uint16_t in_port)
 	uint16_t i, n = optinc_nb_ports - 1;
 
 	if (!n) {
-		OPTINC_STAT_INC(optinc_ports[in_port].stats.rx_dropped);
+		OPTINC_STAT_INC(optinc_pstats(in_port)->rx_dropped);
 		rte_pktmbuf_free(m);
 		return;
 	}
-	OPTINC_STAT_INC(optinc_sw_stats.l2_flooded);
+	OPTINC_STAT_INC(optinc_sw()->l2_flooded);
 	/* the same mbuf goes to every other port; each send drops one ref */
 	rte_mbuf_refcnt_update(m, (int16_t)(n - 1));
 	for (i = 0; i < optinc_nb_ports; i++)
@@ -282,11 +379,11 @@ void optinc_l2_forward(struct rte_mbuf *m, uint16_t in_port, uint64_t now)
 	    optinc_l2_lookup(&eth->dst_addr, now, &out)) {
 		l2_flood(m, in_port);
 	} else if (out == in_port) {
-		OPTINC_STAT_INC(optinc_sw_stats.l2_filtered);
-		OPTINC_STAT_INC(optinc_ports[in_port].stats.rx_dropped);
+		OPTINC_STAT_INC(optinc_sw()->l2_filtered);
+		OPTINC_STAT_INC(optinc_pstats(in_port)->rx_dropped);
 		rte_pktmbuf_free(m);
 	} else {
-		OPTINC_STAT_INC(optinc_sw_stats.l2_forwarded);
+		OPTINC_STAT_INC(optinc_sw()->l2_forwarded);
 		optinc_port_tx(out, m);
 	}
 }

@@ -1,26 +1,19 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * optincd, the OptINC switch on DPDK: EAL, options, ports, jobs and
- * telemetry are set up in that order, then the main lcore polls every
- * port until SIGINT or SIGTERM.
+ * telemetry are set up in that order, then every lcore polls its queues
+ * (lcore.c) until SIGINT or SIGTERM.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <arpa/inet.h>
-#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include "optincd.h"
-
-/* Empty rounds over all ports before the loop starts to sleep. */
-#define IDLE_POLLS	1000
-
-static volatile bool force_quit;
 
 /* optincd's log types (optincd.h); RTE_LOG_DEFAULT_LOGTYPE is "optinc" */
 RTE_LOG_REGISTER_DEFAULT(optinc_logtype, INFO);
@@ -30,69 +23,7 @@ RTE_LOG_REGISTER_SUFFIX(optinc_logtype_uplink, uplink, INFO);
 static void signal_handler(int signum)
 {
 	if (signum == SIGINT || signum == SIGTERM)
-		force_quit = true;
-}
-
-static uint16_t main_rx(uint16_t port, const struct optinc_conf *c,
-			uint64_t now)
-{
-	struct optinc_port_stats *s = &optinc_ports[port].stats;
-	struct rte_mbuf *pkts[OPTINC_BURST];
-	uint64_t bytes = 0;
-	uint16_t i, nb;
-
-	nb = rte_eth_rx_burst(port, 0, pkts, OPTINC_BURST);
-	if (unlikely(nb == 0))
-		return 0;
-	for (i = 0; i < nb; i++)
-		bytes += rte_pktmbuf_pkt_len(pkts[i]);
-	OPTINC_STAT_ADD(s->rx_pkts, nb);
-	OPTINC_STAT_ADD(s->rx_bytes, bytes);
-	for (i = 0; i < nb; i++)
-		optinc_dp_input(pkts[i], port, c, now);
-	return nb;
-}
-
-/*
- * Back off when idle: after IDLE_POLLS empty rounds sleep 1 us, then
- * twice as long after every further empty round, up to c->idle_us. Any
- * frame resets it. Latency cost: a frame that arrives while the loop
- * sleeps waits for the rest of that sleep (at most idle_us).
- */
-static void main_idle(const struct optinc_conf *c, uint32_t *empty,
-		      uint32_t *sleep_us)
-{
-	if (!c->idle_us || ++*empty < IDLE_POLLS)
-		return;
-	*sleep_us = *sleep_us ? RTE_MIN(*sleep_us * 2, c->idle_us) : 1;
-	OPTINC_STAT_INC(optinc_sw_stats.idle_sleeps);
-	OPTINC_STAT_ADD(optinc_sw_stats.idle_us, *sleep_us);
-	rte_delay_us_sleep(*sleep_us);
-}
-
-static void main_loop(const struct optinc_conf *c)
-{
-	uint32_t empty = 0, sleep_us = 0;
-	uint16_t i, nb;
-	uint64_t now;
-
-	/* the kernel's default 50 us timer slack would swamp short sleeps */
-	prctl(PR_SET_TIMERSLACK, 1000UL);
-	while (!force_quit) {
-		now = rte_rdtsc();
-		nb = 0;
-		for (i = 0; i < optinc_nb_ports; i++)
-			nb += main_rx(optinc_port_ids[i], c, now);
-		optinc_ports_flush();
-		optinc_agg_sync();
-		OPTINC_STAT_INC(optinc_sw_stats.polls);
-		if (likely(nb)) {
-			empty = 0;
-			sleep_us = 0;
-			continue;
-		}
-		main_idle(c, &empty, &sleep_us);
-	}
+		optinc_lcores_stop();
 }
 
 /* A job's line: its table as found (optinc_table_find()), else as given. */
@@ -102,11 +33,26 @@ static void main_banner_job(const struct optinc_job_conf *jc,
 	const char *table = j->table ? j->table->path : jc->table;
 
 	OPTINC_LOG(INFO, "job %u size %u bits %u mode %s%s%s window %u "
-		   "max-elems %u%s", jc->id, jc->size, jc->bits,
+		   "max-elems %u lcore %u%s", jc->id, jc->size, jc->bits,
 		   jc->mode == OPTINC_MODE_ONN ? "onn" : "exact",
 		   table ? " table " : "", table ? table : "",
-		   jc->window, jc->max_elems,
+		   jc->window, jc->max_elems, optinc_workers[j->worker].lcore,
 		   j->served ? "" : " (not served: bad table)");
+}
+
+/* Which lcores poll, and how many rx queues of the ports each has. */
+static void main_banner_lcores(void)
+{
+	char list[8 * OPTINC_MAX_WORKERS] = "";
+	unsigned int i, n = 0;
+
+	for (i = 0; i < optinc_nb_workers; i++)
+		n += snprintf(list + n, sizeof(list) - n, "%s%u(%u rx)",
+			      i ? " " : "", optinc_workers[i].lcore,
+			      optinc_workers[i].nb_rx);
+	OPTINC_LOG(INFO, "%u lcore%s poll%s: %s", optinc_nb_workers,
+		   optinc_nb_workers > 1 ? "s" : "",
+		   optinc_nb_workers > 1 ? "" : "s", list);
 }
 
 static void main_banner(const struct optinc_conf *c)
@@ -117,8 +63,9 @@ static void main_banner(const struct optinc_conf *c)
 
 	inet_ntop(AF_INET, &c->sw.ip, ip, sizeof(ip));
 	optinc_mac_fmt(mac, sizeof(mac), c->sw.mac);
-	OPTINC_LOG(INFO, "switch %s mac %s udp %u, lcore %u, idle sleep up to %u us",
-		   ip, mac, c->udp_port, rte_lcore_id(), c->idle_us);
+	OPTINC_LOG(INFO, "switch %s mac %s udp %u, idle sleep up to %u us",
+		   ip, mac, c->udp_port, c->idle_us);
+	main_banner_lcores();
 	if (c->rl_pps)
 		OPTINC_LOG(INFO, "rate limit %u JOINs and bad frames/s per port, burst %u",
 			   c->rl_pps, c->rl_burst);
@@ -132,9 +79,6 @@ static void main_banner(const struct optinc_conf *c)
 	}
 	for (i = 0; i < c->nb_jobs; i++)
 		main_banner_job(&c->jobs[i], optinc_agg_at(i));
-	if (rte_lcore_count() > 1)
-		OPTINC_LOG(INFO, "only lcore %u polls; the other lcores idle",
-			   rte_lcore_id());
 	OPTINC_LOG(DEBUG, "debug messages on for log type optinc%s%s",
 		   rte_log_can_log(optinc_logtype_agg, RTE_LOG_DEBUG) ?
 		   ", optinc.agg" : "",
@@ -147,7 +91,13 @@ static int main_setup(struct optinc_conf *c)
 {
 	int ret;
 
+	ret = optinc_lcores_init();
+	if (ret)
+		return ret;
 	ret = optinc_ports_init(c);
+	if (ret)
+		return ret;
+	ret = optinc_lcores_rings();
 	if (ret)
 		return ret;
 	if (!c->mac_set)
@@ -219,7 +169,6 @@ int main(int argc, char **argv)
 	}
 	n = argc - ret;
 
-	force_quit = false;
 	signal(SIGINT, signal_handler);
 	signal(SIGTERM, signal_handler);
 
@@ -231,11 +180,12 @@ int main(int argc, char **argv)
 		ret = main_setup(&conf);
 	if (!ret && !conf.help) {
 		main_banner(&conf);
-		main_loop(&conf);
+		optinc_lcores_run(&conf);
 		OPTINC_LOG(INFO, "stopping");
 	}
 
 	optinc_tlm_stop();
+	optinc_lcores_free();
 	optinc_ports_close();
 	optinc_agg_free();
 	optinc_opts_free(&conf);

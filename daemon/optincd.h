@@ -11,6 +11,9 @@
 #include <rte_ether.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
+#include <rte_per_lcore.h>
+#include <rte_ring.h>
+#include <rte_telemetry.h>
 #include <optinc/core.h>
 #include <optinc/bind.h>
 #include <optinc/switch.h>
@@ -128,12 +131,9 @@ struct optinc_port {
 	uint16_t mtu;
 	uint16_t max_frame;	/* largest frame its mbufs hold */
 	uint16_t nb_txd;
+	uint16_t nb_rxq;	/* rx queues: lcore i polls queue i if i < nb_rxq */
 	bool tx_chain;		/* sends chained mbufs (MULTI_SEGS) */
 	struct rte_mempool *pool;
-	uint16_t tx_len;
-	struct rte_mbuf *tx[OPTINC_BURST];
-	struct optinc_rl rl;	/* bounded abuse: the lcore's only */
-	struct optinc_port_stats stats;
 } __rte_cache_aligned;
 
 extern struct optinc_port optinc_ports[RTE_MAX_ETHPORTS];
@@ -144,8 +144,92 @@ int optinc_ports_init(const struct optinc_conf *c);
 void optinc_ports_close(void);
 void optinc_port_tx(uint16_t port, struct rte_mbuf *m);
 void optinc_ports_flush(void);
+void optinc_port_stats_sum(uint16_t port, struct optinc_port_stats *out);
 struct rte_mbuf *optinc_port_alloc(uint16_t port);
 int optinc_port_alloc_hdrs(struct rte_mbuf **m, unsigned int n);
+
+/*
+ * lcore.c: the datapath lcores ("workers"). Every lcore of EAL's -l polls:
+ * worker 0 is the main lcore, the others follow in EAL's order. A job is
+ * served by one worker (job.c places it when it is added); worker i polls
+ * rx queue i of every port that has one, sends on its own tx queue i of
+ * every port, and hands a frame that belongs to another worker to it
+ * through a single-producer single-consumer ring of that pair. Everything
+ * a worker writes on its hot path is its own: its tx buffers, counters
+ * and rate limiters below, its jobs. L2 learning, ARP, ping and cascade
+ * uplinks are worker 0's (Documentation/optincd.md, "Several lcores").
+ */
+#define OPTINC_MAX_WORKERS	16
+/* frames a ring between two workers holds: a few ms of a preempted one */
+#define OPTINC_HANDOFF_RING	1024
+
+/* What one worker counts of its own work (telemetry /optinc/lcores). */
+struct optinc_lcore_stats {
+	uint64_t rx_frames;	/* taken from its rx queues */
+	uint64_t handed_out;	/* of those, handed to the worker of their job */
+	uint64_t handed_in;	/* handed to it by other workers */
+	uint64_t handoff_full;	/* not handed over: the ring was full (dropped) */
+	uint64_t busy_tsc;	/* TSC cycles of rounds that had frames */
+	uint64_t busy_rounds;
+};
+
+/* A worker's share of one port: its tx buffer, counters, rate limiter. */
+struct optinc_port_q {
+	uint16_t tx_len;
+	struct rte_mbuf *tx[OPTINC_BURST];
+	struct optinc_rl rl;	/* bounded abuse, per port and worker */
+	struct optinc_port_stats stats;
+} __rte_cache_aligned;
+
+struct optinc_worker {
+	uint16_t idx;		/* 0: the main lcore */
+	uint16_t lcore;		/* EAL lcore id */
+	uint16_t nb_rx;		/* ports it polls (queue idx of each) */
+	uint16_t rx_ports[RTE_MAX_ETHPORTS];
+	struct rte_ring *in[OPTINC_MAX_WORKERS];	/* from worker i to us */
+	struct rte_ring *l2_req;	/* to worker 0: pins of our jobs' members */
+	struct optinc_lcore_stats ls;
+	struct optinc_sw_stats sw;
+	struct optinc_port_q q[RTE_MAX_ETHPORTS];
+} __rte_cache_aligned;
+
+extern struct optinc_worker *optinc_workers;
+extern unsigned int optinc_nb_workers;
+RTE_DECLARE_PER_LCORE(struct optinc_worker *, optinc_wk);
+
+/* The worker this thread is (the main thread before the loop: worker 0). */
+static inline struct optinc_worker *optinc_self(void)
+{
+	return RTE_PER_LCORE(optinc_wk);
+}
+
+static inline struct optinc_sw_stats *optinc_sw(void)
+{
+	return &optinc_self()->sw;
+}
+
+static inline struct optinc_port_stats *optinc_pstats(uint16_t port)
+{
+	return &optinc_self()->q[port].stats;
+}
+
+int optinc_lcores_init(void);
+int optinc_lcores_rings(void);
+void optinc_lcores_free(void);
+void optinc_lcores_run(const struct optinc_conf *c);
+void optinc_lcores_stop(void);
+void optinc_lcore_set_owner(uint16_t job, uint16_t worker);
+
+/* job id -> the worker serving it (0 for no job); written by control threads */
+extern uint8_t optinc_job_owner[UINT16_MAX + 1];
+
+static inline uint16_t optinc_lcore_owner(uint16_t job)
+{
+	return __atomic_load_n(&optinc_job_owner[job], __ATOMIC_RELAXED);
+}
+void optinc_lcores_sum(void *out, size_t len, size_t off);
+void optinc_sw_stats_sum(struct optinc_sw_stats *out);
+int optinc_lcore_tlm(struct rte_tel_data *d);
 
 /* l2.c */
 void optinc_l2_init(void);
@@ -158,6 +242,9 @@ void optinc_l2_unpin(const struct rte_ether_addr *mac, uint16_t port,
 int optinc_l2_lookup(const struct rte_ether_addr *mac, uint64_t now,
 		     uint16_t *port);
 void optinc_l2_forward(struct rte_mbuf *m, uint16_t in_port, uint64_t now);
+int optinc_l2_rings(void);
+void optinc_l2_rings_free(void);
+void optinc_l2_take_requests(uint64_t now);
 unsigned int optinc_l2_count(uint64_t now);
 unsigned int optinc_l2_capacity(void);
 
@@ -195,6 +282,7 @@ struct optinc_agg_job {
 	void *mem;
 	struct optinc_bind bind;	/* members' MAC, IP, UDP and switch port */
 	struct optinc_job_stats stats;
+	uint16_t worker;	/* the worker that serves it (lcore.c) */
 	bool in_use;		/* the job exists (control plane) */
 	/* last, and kept when an entry is freed: the lcore reads them */
 	uint8_t op;		/* waiting for the lcore: job.c's JOB_OP_* */
@@ -263,6 +351,7 @@ void optinc_uplink_forward(struct optinc_agg_ctx *ctx, struct optinc_agg_job *j,
 bool optinc_uplink_arp(const struct rte_arp_hdr *a, uint16_t port);
 
 /* datapath.c */
+uint16_t optinc_dp_owner(struct rte_mbuf *m, const struct optinc_conf *c);
 void optinc_dp_input(struct rte_mbuf *m, uint16_t port,
 		     const struct optinc_conf *c, uint64_t now);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* Ports: set-up of every EAL port, per-port mbuf pools, buffered transmit. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,12 +94,16 @@ static uint16_t port_afp_mtu(const struct optinc_port *p,
 
 static int port_pool(struct optinc_port *p, uint16_t nb_rxd, uint16_t nb_txd)
 {
+	unsigned int w = optinc_nb_workers, n;
 	char name[RTE_MEMPOOL_NAMESIZE];
-	unsigned int n;
 
-	/* any port's tx buffer may hold this pool's mbufs */
-	n = nb_rxd + nb_txd + PORT_SPARE + PORT_CACHE +
-	    OPTINC_BURST * rte_eth_dev_count_avail();
+	/*
+	 * Any worker's tx buffer of any port may hold this pool's mbufs, and
+	 * the hand-off rings to a worker those it received here (lcore.c).
+	 */
+	n = p->nb_rxq * nb_rxd + w * (nb_txd + PORT_SPARE + PORT_CACHE +
+	    OPTINC_BURST * rte_eth_dev_count_avail()) +
+	    (w - 1) * OPTINC_HANDOFF_RING + PORT_CACHE;
 	snprintf(name, sizeof(name), "optinc_pool%u", p->id);
 	p->pool = rte_pktmbuf_pool_create(name, n, PORT_CACHE, 0,
 					  RTE_PKTMBUF_HEADROOM + p->max_frame,
@@ -124,6 +129,7 @@ static int port_queues(struct optinc_port *p, const struct rte_eth_dev_info *inf
 	uint16_t nb_rxd = info->default_rxportconf.ring_size ?: PORT_RX_DESC;
 	uint16_t nb_txd = info->default_txportconf.ring_size ?: PORT_TX_DESC;
 	int socket = rte_eth_dev_socket_id(p->id), ret;
+	uint16_t q;
 
 	if (!strcmp(info->driver_name, "net_af_packet") || port_is_memif(info))
 		nb_rxd = nb_txd = OPTINC_BURST;
@@ -137,17 +143,45 @@ static int port_queues(struct optinc_port *p, const struct rte_eth_dev_info *inf
 	ret = port_pool(p, nb_rxd, nb_txd);
 	if (ret)
 		return ret;
-	ret = rte_eth_rx_queue_setup(p->id, 0, nb_rxd, socket, NULL, p->pool);
-	if (ret) {
-		OPTINC_LOG(ERR, "port %u: rx queue set-up: %s", p->id,
-			   strerror(-ret));
-		return ret;
+	for (q = 0; q < p->nb_rxq; q++) {
+		ret = rte_eth_rx_queue_setup(p->id, q, nb_rxd, socket, NULL,
+					     p->pool);
+		if (ret) {
+			OPTINC_LOG(ERR, "port %u: rx queue %u set-up: %s",
+				   p->id, q, strerror(-ret));
+			return ret;
+		}
 	}
-	ret = rte_eth_tx_queue_setup(p->id, 0, nb_txd, socket, NULL);
-	if (ret)
-		OPTINC_LOG(ERR, "port %u: tx queue set-up: %s", p->id,
-			   strerror(-ret));
-	return ret;
+	for (q = 0; q < optinc_nb_workers; q++) {
+		ret = rte_eth_tx_queue_setup(p->id, q, nb_txd, socket, NULL);
+		if (ret) {
+			OPTINC_LOG(ERR, "port %u: tx queue %u set-up: %s",
+				   p->id, q, strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * One tx queue per worker, so that no two lcores share one; one rx queue
+ * per worker where the port has that many (a worker without one of a
+ * port gets that port's frames of its jobs handed over, lcore.c).
+ */
+static int port_nb_queues(struct optinc_port *p,
+			  const struct rte_eth_dev_info *info)
+{
+	if (info->max_tx_queues < optinc_nb_workers) {
+		OPTINC_LOG(ERR, "port %u (%s, %s) has %u tx queues; %u lcores "
+			   "need one each: give fewer lcores (EAL -l) or more "
+			   "queues (net_af_packet: qpairs=%u)", p->id, p->name,
+			   info->driver_name, info->max_tx_queues,
+			   optinc_nb_workers, optinc_nb_workers);
+		return -EINVAL;
+	}
+	p->nb_rxq = (uint16_t)RTE_MIN((unsigned int)info->max_rx_queues,
+				      optinc_nb_workers);
+	return 0;
 }
 
 /*
@@ -187,7 +221,10 @@ static int port_init(struct optinc_port *p, const struct optinc_conf *c)
 		      port_chain_allowed();
 	if (p->tx_chain)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-	ret = rte_eth_dev_configure(p->id, 1, 1, &conf);
+	ret = port_nb_queues(p, &info);
+	if (ret)
+		return ret;
+	ret = rte_eth_dev_configure(p->id, p->nb_rxq, optinc_nb_workers, &conf);
 	if (ret) {
 		OPTINC_LOG(ERR, "port %u (%s): configure with MTU %u (--mtu): "
 			   "%s", p->id, p->name, p->mtu, strerror(-ret));
@@ -246,7 +283,8 @@ static int port_hdr_pool_create(void)
  * optinc_ports_init() - configure and start every port EAL found
  * @c: configuration (MTU)
  *
- * One rx and one tx queue per port, polled by the one datapath lcore.
+ * Per port one tx queue per datapath lcore and, where the port has them,
+ * one rx queue per lcore (optinc_lcores_init() first).
  *
  * Return: 0, or a negative errno (reported).
  */
@@ -289,45 +327,58 @@ void optinc_ports_close(void)
 	optinc_nb_ports = 0;
 }
 
-static void port_flush(struct optinc_port *p)
+static void port_flush(uint16_t port, uint16_t queue, struct optinc_port_q *q)
 {
 	uint64_t bytes = 0;
 	uint16_t i, sent;
 
-	for (i = 0; i < p->tx_len; i++)
-		bytes += rte_pktmbuf_pkt_len(p->tx[i]);
-	sent = rte_eth_tx_burst(p->id, 0, p->tx, p->tx_len);
-	for (i = sent; i < p->tx_len; i++) {
-		bytes -= rte_pktmbuf_pkt_len(p->tx[i]);
-		rte_pktmbuf_free(p->tx[i]);
+	for (i = 0; i < q->tx_len; i++)
+		bytes += rte_pktmbuf_pkt_len(q->tx[i]);
+	sent = rte_eth_tx_burst(port, queue, q->tx, q->tx_len);
+	for (i = sent; i < q->tx_len; i++) {
+		bytes -= rte_pktmbuf_pkt_len(q->tx[i]);
+		rte_pktmbuf_free(q->tx[i]);
 	}
-	OPTINC_STAT_ADD(p->stats.tx_pkts, sent);
-	OPTINC_STAT_ADD(p->stats.tx_bytes, bytes);
-	if (unlikely(sent < p->tx_len))
-		OPTINC_STAT_ADD(p->stats.tx_dropped, p->tx_len - sent);
-	p->tx_len = 0;
+	OPTINC_STAT_ADD(q->stats.tx_pkts, sent);
+	OPTINC_STAT_ADD(q->stats.tx_bytes, bytes);
+	if (unlikely(sent < q->tx_len))
+		OPTINC_STAT_ADD(q->stats.tx_dropped, q->tx_len - sent);
+	q->tx_len = 0;
 }
 
-/* Queue @m for sending on @port; the burst goes out when full or flushed. */
+/*
+ * Queue @m for sending on @port, on this worker's own tx queue; the burst
+ * goes out when full or flushed.
+ */
 void optinc_port_tx(uint16_t port, struct rte_mbuf *m)
 {
-	struct optinc_port *p = &optinc_ports[port];
+	struct optinc_worker *w = optinc_self();
+	struct optinc_port_q *q = &w->q[port];
 
-	p->tx[p->tx_len++] = m;
-	if (p->tx_len == OPTINC_BURST)
-		port_flush(p);
+	q->tx[q->tx_len++] = m;
+	if (q->tx_len == OPTINC_BURST)
+		port_flush(port, w->idx, q);
 }
 
+/* Send what this worker has buffered, on every port. */
 void optinc_ports_flush(void)
 {
-	uint16_t i;
+	struct optinc_worker *w = optinc_self();
+	uint16_t i, id;
 
 	for (i = 0; i < optinc_nb_ports; i++) {
-		struct optinc_port *p = &optinc_ports[optinc_port_ids[i]];
-
-		if (p->tx_len)
-			port_flush(p);
+		id = optinc_port_ids[i];
+		if (w->q[id].tx_len)
+			port_flush(id, w->idx, &w->q[id]);
 	}
+}
+
+/* @port's counters, every worker's summed (telemetry). */
+void optinc_port_stats_sum(uint16_t port, struct optinc_port_stats *out)
+{
+	optinc_lcores_sum(out, sizeof(*out), offsetof(struct optinc_worker, q) +
+			  port * sizeof(struct optinc_port_q) +
+			  offsetof(struct optinc_port_q, stats));
 }
 
 /* An mbuf from @port's pool, for a frame the switch builds. */

@@ -2,8 +2,10 @@
 /*
  * optincd counters.
  *
- * The datapath lcore is the only writer of every counter; the telemetry
- * thread reads them while the lcore runs. Each counter is a naturally
+ * Every counter has one writer, a datapath lcore: port and switch-wide
+ * counters are per lcore (struct optinc_worker, summed by telemetry), a
+ * job's are written by the one lcore that serves the job. The telemetry
+ * thread reads them while the lcores run. Each counter is a naturally
  * aligned uint64_t that the writer updates with a relaxed atomic store of
  * (old + n) and readers load with a relaxed atomic load: a reader never
  * sees a torn value and the writer needs no locked instruction (both are
@@ -69,7 +71,7 @@ struct optinc_job_stats {
 
 /* Switch-wide: L2 forwarding, ARP, ping, idle back-off, drops of no job. */
 struct optinc_sw_stats {
-	uint64_t polls;		/* loop rounds over all ports */
+	uint64_t polls;		/* loop rounds over the lcore's queues */
 	uint64_t idle_sleeps;
 	uint64_t idle_us;	/* time asked to sleep in total */
 	uint64_t l2_forwarded;	/* unicast to a learned port */
@@ -86,7 +88,5 @@ struct optinc_sw_stats {
 	uint64_t tx_errors;
 	uint64_t drops[OPTINC_DROP_NR];	/* OptINC frames of no known job */
 } __rte_cache_aligned;
-
-extern struct optinc_sw_stats optinc_sw_stats;
 
 #endif /* OPTINCD_STATS_H */

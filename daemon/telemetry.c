@@ -2,9 +2,10 @@
 /*
  * Telemetry: the /optinc/... commands of DPDK's telemetry socket, read by
  * dpdk-telemetry.py and optincctl. Handlers run on the telemetry thread
- * while the lcore works: counters are read as stats.h says, the job and
- * port tables are fixed after start, and a member's address may be seen
- * half rewritten while that rank re-joins (display only). A job's truth
+ * while the lcores work: counters are read as stats.h says (per-lcore ones
+ * summed), the job and port tables are fixed after start, and a member's
+ * address may be seen half rewritten while that rank re-joins (display
+ * only). A job's truth
  * table is replaced only by /optinc/table, which frees the old one while
  * it holds tlm_lock, so every handler may read the table in use. tlm_lock
  * also keeps the handlers away from the tables once shutdown begins.
@@ -70,10 +71,8 @@ static uint64_t tlm_drop_sum(const uint64_t *drops)
 	return n;
 }
 
-static void tlm_info_sw(struct rte_tel_data *d)
+static void tlm_info_sw(struct rte_tel_data *d, const struct optinc_sw_stats *s)
 {
-	const struct optinc_sw_stats *s = &optinc_sw_stats;
-
 	TLM_U64(d, s, polls);
 	TLM_U64(d, s, idle_sleeps);
 	TLM_U64(d, s, idle_us);
@@ -95,8 +94,10 @@ static int tlm_info(struct rte_tel_data *d)
 {
 	const struct optinc_conf *c = tlm_conf;
 	uint64_t now = rte_rdtsc();
+	struct optinc_sw_stats s;
 	char buf[64];
 
+	optinc_sw_stats_sum(&s);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "version", OPTINCD_VERSION);
 	rte_tel_data_add_dict_u64(d, "pid", (uint64_t)getpid());
@@ -110,14 +111,15 @@ static int tlm_info(struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "rate_limit_pps", c->rl_pps);
 	rte_tel_data_add_dict_u64(d, "rate_limit_burst", c->rl_burst);
 	rte_tel_data_add_dict_u64(d, "lcore", rte_get_main_lcore());
+	rte_tel_data_add_dict_u64(d, "lcores", optinc_nb_workers);
 	rte_tel_data_add_dict_u64(d, "uptime_s",
 				  (now - tlm_start_tsc) / rte_get_tsc_hz());
 	rte_tel_data_add_dict_u64(d, "ports", optinc_nb_ports);
 	rte_tel_data_add_dict_u64(d, "jobs", optinc_agg_count());
 	rte_tel_data_add_dict_u64(d, "fdb_entries", optinc_l2_count(now));
 	rte_tel_data_add_dict_u64(d, "fdb_capacity", optinc_l2_capacity());
-	tlm_info_sw(d);
-	return tlm_add_drops(d, optinc_sw_stats.drops);
+	tlm_info_sw(d, &s);
+	return tlm_add_drops(d, s.drops);
 }
 
 static void tlm_port_hw(struct rte_tel_data *d, uint16_t id)
@@ -139,12 +141,13 @@ static void tlm_port_hw(struct rte_tel_data *d, uint16_t id)
 static struct rte_tel_data *tlm_port(const struct optinc_port *p)
 {
 	struct rte_tel_data *d = rte_tel_data_alloc();
-	const struct optinc_port_stats *s = &p->stats;
+	struct optinc_port_stats sum, *s = &sum;
 	struct rte_eth_link link = { 0 };
 	char buf[64];
 
 	if (!d)
 		return NULL;
+	optinc_port_stats_sum(p->id, &sum);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "name", p->name);
 	rte_tel_data_add_dict_string(d, "driver", p->driver);
@@ -199,6 +202,7 @@ static void tlm_job_common(struct rte_tel_data *d, const struct optinc_agg_job *
 	rte_tel_data_add_dict_u64(d, "served",
 				  __atomic_load_n(&j->served, __ATOMIC_RELAXED));
 	rte_tel_data_add_dict_u64(d, "joined", (uint64_t)__builtin_popcountll(joined));
+	rte_tel_data_add_dict_u64(d, "lcore", optinc_workers[j->worker].lcore);
 	TLM_U64(d, s, slots_completed);
 	TLM_U64(d, s, frames_in);
 	TLM_U64(d, s, bytes_in);
@@ -490,6 +494,8 @@ static int tlm_cmd(const char *cmd, const char *params, struct rte_tel_data *d)
 	} else if (tlm_no_params(cmd, params, d)) {
 		if (!strcmp(cmd, "/optinc/info"))
 			ret = tlm_info(d);
+		else if (!strcmp(cmd, "/optinc/lcores"))
+			ret = optinc_lcore_tlm(d);
 		else if (!strcmp(cmd, "/optinc/ports"))
 			ret = tlm_ports(d);
 		else
@@ -505,6 +511,7 @@ static const struct {
 } tlm_cmds[] = {
 	{ "/optinc/info", "Switch addresses, uptime, L2 and global drop counters. No parameters" },
 	{ "/optinc/ports", "Per-port counters, keyed by port id. No parameters" },
+	{ "/optinc/lcores", "Per datapath lcore: jobs, queues, frames, hand-offs, busy cycles. No parameters" },
 	{ "/optinc/jobs", "Summary of every job, keyed by job id. No parameters" },
 	{ "/optinc/job", "A job's shape and counters, drops by reason. Parameters: job id" },
 	{ "/optinc/members", "A job's members and their counters, keyed by rank. Parameters: job id" },

@@ -412,7 +412,7 @@ static void uplink_result(const struct optinc_sw *sw, struct uplink *u,
 		break;
 	case OPTINC_V_DROP:
 		OPTINC_STAT_INC(j->stats.drops[why]);
-		OPTINC_STAT_INC(optinc_ports[port].stats.rx_dropped);
+		OPTINC_STAT_INC(optinc_pstats(port)->rx_dropped);
 		break;
 	case OPTINC_V_RESEND:	/* the slot had it: a duplicate, or the answer to a re-send */
 		OPTINC_STAT_INC(j->stats.up_results_dup);

@@ -8,7 +8,11 @@
 # nothing dropped or failed). Exact mode for N = 2, 3 and 16, and N = 4
 # with results chained to one copy of the elements (OPTINCD_TX_CHAIN=1),
 # onn mode with the shipped N = 4 table; a table with wrong entries must make the check fail; reflect
-# mode against dpdk-testpmd io forwarding. Prints TAP.
+# mode against dpdk-testpmd io forwarding. Two lcores: two jobs, one on
+# each, results right and counters summed, whether the generator steers
+# each job to its lcore's queue or sends all on queue 0 (handed over);
+# a job added at run time goes to the lcore with fewer jobs; a port with
+# fewer queues than lcores is refused by name. Prints TAP.
 . "$(dirname "$0")/../net/lib.sh"
 
 GEN=$O/bin/optinc-line-bench
@@ -48,14 +52,19 @@ vdevs() {
 	done
 }
 
-# optincd with $1 memif ports and job spec $2, answering telemetry.
+# optincd with $1 memif ports and job specs $2..., answering telemetry
+# (on the lcores $LCORES, default 0).
 optincd_up() {
 	local i
 
 	rm -f "$T_TMP"/m*.sock	# a switch that died leaves its sockets
-	OPTINCD_TX_CHAIN=${TX_CHAIN:-0} "$OPTINCD" -l 0 --no-huge -m $((256 + 32 * $1)) --no-pci \
-		--file-prefix "${PFX}sw" $(vdevs "$1" server) -- \
-		--addr 10.77.0.254 --job "$2" >"$T_TMP/sw.log" 2>&1 &
+	local n=$1
+
+	shift
+	OPTINCD_TX_CHAIN=${TX_CHAIN:-0} "$OPTINCD" -l "${LCORES:-0}" --no-huge \
+		-m $((256 + 64 * n)) --no-pci \
+		--file-prefix "${PFX}sw" $(vdevs "$n" server) -- \
+		--addr 10.77.0.254 $(printf -- '--job %s ' "$@") >"$T_TMP/sw.log" 2>&1 &
 	SW_PID=$!
 	for ((i = 0; i < 200; i++)); do
 		# telemetry comes up after the ports have started
@@ -98,7 +107,7 @@ gen() {
 	return $rc
 }
 
-# Every frame of N = $2 members came back checked ($1 the generator's lines).
+# Every frame of $2 members (of all jobs) came back checked ($1 the generator's lines).
 all_checked() {
 	grep -q "^# $(($2 * (F + W))) frames back, all checked" "$T_TMP/$1"
 }
@@ -143,7 +152,7 @@ exact_run() {
 	return $rc
 }
 
-tap_plan 8
+tap_plan 12
 
 ok_if "N = 2, exact: every result checked, optincd's counters agree" exact_run 2
 ok_if "N = 3, exact (average by multiply and shift)" exact_run 3
@@ -202,4 +211,110 @@ else
 	T_NUM=$((T_NUM + 1))
 	echo "ok $T_NUM - reflect mode through dpdk-testpmd # SKIP $TESTPMD not installed"
 fi
+# ---- two lcores ----
+
+# The counters of a clean run of jobs 1 and 2 (4 members each) on two
+# lcores: each job on its own lcore, every slot done once, every port's
+# counters the sum of the lcores' (what they took from the rx queues), and
+# hand-offs: $1 = none, or all (every frame of job 2).
+lcores_agree() {
+	local j
+
+	for j in 1 2; do
+		"$CTL" --prefix "${PFX}sw" -j daemon job $j >"$T_TMP/job$j" || return 1
+	done
+	"$CTL" --prefix "${PFX}sw" -j daemon ports >"$T_TMP/ports" &&
+	"$CTL" --prefix "${PFX}sw" -j daemon lcores >"$T_TMP/lcores" || return 1
+	/usr/bin/python3 - "$T_TMP" $((F + W)) "$1" <<'PYEOF'
+import json, sys
+tmp, total, hand = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+jobs = [json.load(open("%s/job%d" % (tmp, j))) for j in (1, 2)]
+ports = json.load(open(tmp + "/ports"))
+lc = json.load(open(tmp + "/lcores"))
+bad = []
+if [j["lcore"] for j in jobs] != [0, 1]:
+    bad.append("jobs on lcores %s, not [0, 1]" % [j["lcore"] for j in jobs])
+if [w["jobs"] for w in lc] != [1, 1]:
+    bad.append("lcores serve %s jobs" % [w["jobs"] for w in lc])
+for j in jobs:
+    if j["slots_completed"] != total or j["tx_errors"]:
+        bad.append("job %d: slots %d tx_errors %d" % (j["id"], j["slots_completed"], j["tx_errors"]))
+rx = sum(p["rx_pkts"] for p in ports)
+if rx != sum(w["rx_frames"] for w in lc):
+    bad.append("ports rx %d, lcores rx %d" % (rx, sum(w["rx_frames"] for w in lc)))
+if rx < sum(j["frames_in"] for j in jobs):
+    bad.append("ports rx %d < jobs' frames in" % rx)
+# Two lcores feed one generator CPU: a memif ring may be full and refuse a
+# frame (the generator sends it again). Every frame a job counted must
+# still be a port's, sent or refused.
+tx = sum(p["tx_pkts"] for p in ports)
+refused = sum(p["tx_dropped"] for p in ports)
+if tx + refused != sum(j["frames_out"] for j in jobs):
+    bad.append("ports tx %d + refused %d, jobs' frames out %d" % (tx, refused, sum(j["frames_out"] for j in jobs)))
+out = sum(w["handed_out"] for w in lc)
+if out != sum(w["handed_in"] for w in lc) or any(w["handoff_full"] for w in lc):
+    bad.append("handed out %d, in %d" % (out, sum(w["handed_in"] for w in lc)))
+if hand == "none" and out:
+    bad.append("%d frames handed over, steered by queue" % out)
+if hand == "all" and (out < jobs[1]["frames_in"] or lc[1]["rx_frames"]):
+    bad.append("handed over %d of job 2's %d, lcore 1 took %d itself" % (out, jobs[1]["frames_in"], lc[1]["rx_frames"]))
+for b in bad:
+    print("# " + b)
+sys.exit(1 if bad else 0)
+PYEOF
+}
+
+# two_lcores NAME SPREAD: jobs 1 and 2 on two lcores, generator on 2
+# queues, the jobs' frames on queues k % SPREAD.
+two_lcores() {
+	local LCORES=0,1 name=$1 spread=$2 hand=none
+
+	[ "$spread" = 1 ] && hand=all
+	optincd_up 4 id=1,size=4,bits=8 id=2,size=4,bits=8 || return 1
+	gen "$name" 4 -J 2 -Q 2 --spread "$spread" --peer "$SW_PID" \
+		--ctl "$CTL" --prefix "${PFX}sw" && all_checked "$name" 8 &&
+		grep -q '^lcores=2 ' "$T_TMP/$name" && lcores_agree "$hand"
+	local rc=$?
+	sw_down
+	return $rc
+}
+ok_if "2 lcores, a job each, steered by queue: results right, counters summed, none handed over" \
+	two_lcores lc2 2
+ok_if "2 lcores, every frame on queue 0: job 2's handed to lcore 1, results right" \
+	two_lcores lc2h 1
+
+# at run time: job 3 goes to the lcore with fewer jobs (1), job 4 then to
+# lcore 0; removing job 3 frees lcore 1's place for job 5
+runtime_place() {
+	local LCORES=0,1 j ok=0
+
+	optincd_up 2 id=1,size=2,bits=8 id=2,size=2,bits=8 id=9,size=2,bits=8 ||
+		return 1
+	"$CTL" --prefix "${PFX}sw" daemon job add id 3 size 2 >/dev/null &&
+	"$CTL" --prefix "${PFX}sw" daemon job add id 4 size 2 >/dev/null &&
+	"$CTL" --prefix "${PFX}sw" daemon job del 3 >/dev/null &&
+	"$CTL" --prefix "${PFX}sw" daemon job add id 5 size 2 >/dev/null &&
+	"$CTL" --prefix "${PFX}sw" -j daemon jobs >"$T_TMP/rjobs" || ok=1
+	sw_down
+	[ $ok = 0 ] || return 1
+	/usr/bin/python3 -c '
+import json, sys
+got = {j["id"]: j["lcore"] for j in json.load(open(sys.argv[1]))}
+want = {1: 0, 2: 1, 9: 0, 4: 0, 5: 1}
+print("# jobs on lcores %s" % got)
+sys.exit(got != want)' "$T_TMP/rjobs"
+}
+ok_if "2 lcores: jobs added at run time go to the lcore with fewer jobs" runtime_place
+
+# net_af_packet has one queue pair unless told: two lcores need two
+qpairs_refused() {
+	"$OPTINCD" -l 0,1 --no-huge -m 256 --no-pci --file-prefix "${PFX}sw" \
+		--vdev=net_af_packet0,iface=lo -- --addr 10.77.0.254 \
+		>"$T_TMP/qp.log" 2>&1
+	local rc=$?
+	grep -v '^EAL' "$T_TMP/qp.log" | grep 'tx queues' | sed 's/^/# /'
+	[ $rc != 0 ] && grep -q "port 0 (net_af_packet0, net_af_packet) has 1 tx queues; 2 lcores need one each.*qpairs=2" "$T_TMP/qp.log"
+}
+ok_if "2 lcores on a port of 1 queue pair: refused, naming the port and qpairs=" qpairs_refused
+
 tap_end

@@ -47,6 +47,8 @@ enum lb_mode { LB_OPTINC, LB_REFLECT };
 
 struct lb_cfg {
 	unsigned int members, window, elems, block, timeout_ms;
+	unsigned int jobs, queues;	/* jobs job..job+jobs-1; queues per port */
+	unsigned int spread;		/* job k sends on queue k % spread */
 	unsigned long frames, warmup;	/* per member */
 	int mode;
 	uint16_t job, sw_port;
@@ -54,10 +56,12 @@ struct lb_cfg {
 	uint32_t sw_ip;			/* network order */
 	const char *table;
 	int peer;			/* switch process to read CPU time of */
+	const char *ctl;		/* optincctl, for the switch's lcore counters */
+	const char *prefix;		/* the switch's --file-prefix */
 };
 
 struct lb_member {
-	uint16_t rank, port;
+	uint16_t rank, port, job, queue;
 	struct optinc_endpoint ep;
 	struct rte_mbuf *pat;		/* this rank's values, LB_PAT longer */
 	uint32_t nonce;
@@ -67,8 +71,9 @@ struct lb_member {
 	int joined;
 };
 
+/* One tx queue of a port (ctx.ports: port p, queue q at p * queues + q). */
 struct lb_port {
-	uint16_t id, len;
+	uint16_t id, queue, len;
 	struct rte_mbuf *tx[LB_BURST * 4];
 };
 
@@ -80,8 +85,9 @@ struct lb_stats {
 struct lb_ctx {
 	struct lb_cfg cfg;
 	struct lb_member *mb;
+	unsigned int nb_mb;		/* jobs x members */
 	struct lb_port *ports;
-	uint16_t nb_ports;
+	uint16_t nb_ports, nb_txq;	/* ports; ports x queues */
 	struct optinc_endpoint sw;
 	struct rte_mempool *pool;	/* received frames, JOINs */
 	struct rte_mempool *hdr_pool;	/* headers, and indirect payloads */
@@ -103,13 +109,18 @@ static void lb_usage(void)
 {
 	fprintf(stderr,
 		"usage: optinc-line-bench [EAL options] -- [-M optinc|reflect] [-N MEMBERS]\n"
-		"         [-f FRAMES] [-w WARMUP] [-W WINDOW] [-c ELEMS] [--block N]\n"
-		"         [--job ID] [--token T] [--switch IPV4[:UDP]] [--table FILE]\n"
-		"         [--peer PID] [-t TIMEOUT_MS]\n"
-		"  N members (default: one per port, member r on port r %% ports) each\n"
+		"         [-J JOBS] [-Q QUEUES [--spread S]] [-f FRAMES] [-w WARMUP]\n"
+		"         [-W WINDOW]\n"
+		"         [-c ELEMS] [--block N] [--job ID] [--token T]\n"
+		"         [--switch IPV4[:UDP]] [--table FILE] [--peer PID\n"
+		"         [--ctl OPTINCCTL --prefix PREFIX]] [-t TIMEOUT_MS]\n"
+		"  JOBS jobs (ids ID..ID+JOBS-1) of N members (default: one per port,\n"
+		"  member r on port r %% ports; job k on tx queue k %% S, default\n"
+		"  S = QUEUES; every queue is received) each\n"
 		"  send FRAMES data frames of ELEMS 8-bit values after WARMUP ones, and\n"
 		"  every frame back is checked: RESULTs of optincd (optinc), or the own\n"
-		"  frames from a forwarder (reflect).\n");
+		"  frames from a forwarder (reflect). --ctl and --prefix: the switch's\n"
+		"  per-lcore counters (optincctl daemon lcores) at the timed marks.\n");
 }
 
 /* ---- options ---- */
@@ -146,7 +157,7 @@ static int lb_opt(struct lb_cfg *c, int opt, const char *arg)
 	unsigned long v = 0;
 	int err = 0;
 
-	if (opt != 'M' && opt != 'S' && opt != 'T')
+	if (!strchr("MSTCP", opt))
 		err = lb_num(arg, opt == 'k' ? UINT32_MAX : 1ul << 40, &v);
 	switch (opt) {
 	case 'M':
@@ -154,6 +165,11 @@ static int lb_opt(struct lb_cfg *c, int opt, const char *arg)
 		return strcmp(arg, "reflect") && strcmp(arg, "optinc") ? -EINVAL : 0;
 	case 'S': return lb_switch(c, arg);
 	case 'T': c->table = arg; return 0;
+	case 'C': c->ctl = arg; return 0;
+	case 'P': c->prefix = arg; return 0;
+	case 'J': c->jobs = v; break;
+	case 'Q': c->queues = v; break;
+	case 's': c->spread = v; break;
 	case 'N': c->members = v; break;
 	case 'f': c->frames = v; break;
 	case 'w': c->warmup = v; break;
@@ -175,15 +191,20 @@ static int lb_parse(struct lb_cfg *c, int argc, char **argv)
 		{ "block", 1, NULL, 'B' }, { "job", 1, NULL, 'j' },
 		{ "token", 1, NULL, 'k' }, { "switch", 1, NULL, 'S' },
 		{ "table", 1, NULL, 'T' }, { "peer", 1, NULL, 'p' },
+		{ "ctl", 1, NULL, 'C' }, { "prefix", 1, NULL, 'P' },
+		{ "spread", 1, NULL, 's' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "M:N:f:w:W:c:t:", lopts,
+	while ((opt = getopt_long(argc, argv, "M:N:J:Q:f:w:W:c:t:", lopts,
 				  NULL)) != -1)
 		if (lb_opt(c, opt, optarg))
 			return -EINVAL;
 	if (optind != argc || c->members > OPTINC_MAX_MEMBERS || !c->frames ||
+	    !c->jobs || c->jobs > 64 || c->job + c->jobs - 1 > 65535 ||
+	    !c->queues || c->queues > 16 || !c->ctl != !c->prefix ||
+	    c->spread > c->queues ||
 	    !c->window || c->window > 4096 || !c->block ||
 	    !c->elems || c->elems > 65535 || !c->timeout_ms ||
 	    (c->elems + c->block - 1) / c->block > OPTINC_MAX_SCALES ||
@@ -195,10 +216,11 @@ static int lb_parse(struct lb_cfg *c, int argc, char **argv)
 
 /* ---- ports ---- */
 
-static int lb_port_init(uint16_t id, struct rte_mempool *pool)
+static int lb_port_init(uint16_t id, uint16_t nq, struct rte_mempool *pool)
 {
 	struct rte_eth_conf conf = { 0 };
 	struct rte_eth_dev_info info;
+	uint16_t q;
 	int ret;
 
 	ret = rte_eth_dev_info_get(id, &info);
@@ -210,12 +232,12 @@ static int lb_port_init(uint16_t id, struct rte_mempool *pool)
 		return -ENOTSUP;
 	}
 	conf.txmode.offloads = RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-	ret = rte_eth_dev_configure(id, 1, 1, &conf);
-	if (!ret)
-		ret = rte_eth_rx_queue_setup(id, 0, 1024, rte_eth_dev_socket_id(id),
+	ret = rte_eth_dev_configure(id, nq, nq, &conf);
+	for (q = 0; !ret && q < nq; q++)
+		ret = rte_eth_rx_queue_setup(id, q, 1024, rte_eth_dev_socket_id(id),
 					     NULL, pool);
-	if (!ret)
-		ret = rte_eth_tx_queue_setup(id, 0, 1024, rte_eth_dev_socket_id(id),
+	for (q = 0; !ret && q < nq; q++)
+		ret = rte_eth_tx_queue_setup(id, q, 1024, rte_eth_dev_socket_id(id),
 					     NULL);
 	if (!ret)
 		ret = rte_eth_dev_start(id);
@@ -239,12 +261,14 @@ static int lb_links_up(struct lb_ctx *x)
 
 	do {
 		for (i = 0, up = 0; i < x->nb_ports; i++) {
-			if (!rte_eth_link_get_nowait(x->ports[i].id, &link) &&
+			uint16_t id = x->ports[i * x->cfg.queues].id;
+
+			if (!rte_eth_link_get_nowait(id, &link) &&
 			    link.link_status) {
 				up++;
 			} else if (now - retry > 3 * x->tsc_hz) {
-				rte_eth_dev_stop(x->ports[i].id);
-				rte_eth_dev_start(x->ports[i].id);
+				rte_eth_dev_stop(id);
+				rte_eth_dev_start(id);
 			}
 		}
 		if (up == x->nb_ports)
@@ -261,7 +285,7 @@ static int lb_links_up(struct lb_ctx *x)
 
 static int lb_ports(struct lb_ctx *x)
 {
-	uint16_t id;
+	uint16_t id, q;
 	int ret;
 
 	x->nb_ports = rte_eth_dev_count_avail();
@@ -269,15 +293,20 @@ static int lb_ports(struct lb_ctx *x)
 		fprintf(stderr, "optinc-line-bench: no ports: give --vdev net_memif...\n");
 		return -ENODEV;
 	}
-	x->ports = calloc(x->nb_ports, sizeof(*x->ports));
+	x->ports = calloc(x->nb_ports * x->cfg.queues, sizeof(*x->ports));
 	if (!x->ports)
 		return -ENOMEM;
 	x->nb_ports = 0;
+	x->nb_txq = 0;
 	RTE_ETH_FOREACH_DEV(id) {
-		ret = lb_port_init(id, x->pool);
+		ret = lb_port_init(id, (uint16_t)x->cfg.queues, x->pool);
 		if (ret)
 			return ret;
-		x->ports[x->nb_ports++].id = id;
+		for (q = 0; q < x->cfg.queues; q++) {
+			x->ports[x->nb_txq].id = id;
+			x->ports[x->nb_txq++].queue = q;
+		}
+		x->nb_ports++;
 	}
 	return lb_links_up(x);
 }
@@ -289,7 +318,7 @@ static unsigned int lb_flush(struct lb_port *p)
 
 	if (!p->len)
 		return 0;
-	sent = rte_eth_tx_burst(p->id, 0, p->tx, p->len);
+	sent = rte_eth_tx_burst(p->id, p->queue, p->tx, p->len);
 	if (sent < p->len)
 		memmove(p->tx, p->tx + sent, (p->len - sent) * sizeof(p->tx[0]));
 	p->len -= sent;
@@ -308,6 +337,12 @@ static void lb_queue(struct lb_port *p, struct rte_mbuf *m)
 }
 
 /* ---- frames ---- */
+
+/* The tx queue @mb sends on: its port's queue for its job. */
+static struct lb_port *lb_txq(struct lb_ctx *x, const struct lb_member *mb)
+{
+	return &x->ports[mb->port * x->cfg.queues + mb->queue];
+}
 
 static uint32_t lb_frame_elems(const struct lb_ctx *x)
 {
@@ -350,7 +385,7 @@ static struct rte_mbuf *lb_data(struct lb_ctx *x, const struct lb_member *mb,
 	uint32_t n = lb_frame_elems(x), seq = (uint32_t)i, b;
 	uint32_t scl = OPTINC_SCALES_LEN(x->nscale);
 	struct optinc_msg m = {
-		.type = OPTINC_T_DATA, .job = x->cfg.job, .rank = mb->rank,
+		.type = OPTINC_T_DATA, .job = mb->job, .rank = mb->rank,
 		.token = x->cfg.token, .seq = seq,
 		.slot = (uint16_t)(seq % x->sw_window),
 		.flags = (seq / x->sw_window) & 1 ? OPTINC_F_SHADOW : 0,
@@ -383,7 +418,7 @@ static struct rte_mbuf *lb_data(struct lb_ctx *x, const struct lb_member *mb,
 static void lb_join_send(struct lb_ctx *x, struct lb_member *mb)
 {
 	struct optinc_msg m = {
-		.type = OPTINC_T_JOIN, .job = x->cfg.job, .rank = mb->rank,
+		.type = OPTINC_T_JOIN, .job = mb->job, .rank = mb->rank,
 		.token = x->cfg.token, .seq = mb->nonce, .bits = 8,
 	};
 	struct optinc_endpoint bcast = x->sw;
@@ -394,7 +429,7 @@ static void lb_join_send(struct lb_ctx *x, struct lb_member *mb)
 	memset(bcast.mac, 0xff, sizeof(bcast.mac));
 	h = lb_hdr(x, mb, &bcast, &m, 0, &pay);
 	if (h)
-		lb_queue(&x->ports[mb->port], h);
+		lb_queue(lb_txq(x, mb), h);
 }
 
 /* ---- what comes back ---- */
@@ -411,13 +446,15 @@ static struct lb_member *lb_member_of(struct lb_ctx *x,
 				      const struct optinc_l2l4 *l,
 				      const struct optinc_msg *m)
 {
-	uint32_t rank;
+	uint32_t i;
 
 	if (x->cfg.mode == LB_REFLECT)
-		rank = m->rank;
+		i = (uint32_t)(uint16_t)(m->job - x->cfg.job) * x->cfg.members +
+		    m->rank;
 	else
-		rank = rte_be_to_cpu_32(l->dst.ip) - rte_be_to_cpu_32(x->mb[0].ep.ip);
-	return rank < x->cfg.members ? &x->mb[rank] : NULL;
+		i = rte_be_to_cpu_32(l->dst.ip) - rte_be_to_cpu_32(x->mb[0].ep.ip);
+	return i < x->nb_mb && (x->cfg.mode != LB_REFLECT ||
+				m->rank < x->cfg.members) ? &x->mb[i] : NULL;
 }
 
 /* A frame back for @mb in the stream: is it what it must be? */
@@ -454,7 +491,7 @@ static int lb_join_ack(struct lb_ctx *x, struct lb_member *mb,
 {
 	if (m->type == OPTINC_T_NACK) {
 		fprintf(stderr, "optinc-line-bench: member %u: JOIN of job %u refused (reason %u)\n",
-			mb->rank, x->cfg.job, m->aux);
+			mb->rank, mb->job, m->aux);
 		return -EPERM;
 	}
 	if (m->type != OPTINC_T_JOIN_ACK || m->seq != mb->nonce ||
@@ -464,7 +501,7 @@ static int lb_join_ack(struct lb_ctx *x, struct lb_member *mb,
 	}
 	if (m->size != x->cfg.members || !m->slot || m->count < x->cfg.elems) {
 		fprintf(stderr, "optinc-line-bench: job %u has %u members, window %u, %u elements per frame (we are %u members of %u elements)\n",
-			x->cfg.job, m->size, m->slot, m->count, x->cfg.members,
+			mb->job, m->size, m->slot, m->count, x->cfg.members,
 			x->cfg.elems);
 		return -EPROTO;
 	}
@@ -491,7 +528,7 @@ static int lb_take(struct lb_ctx *x, uint16_t port, const uint8_t *f,
 		x->st.other++;
 		return 0;
 	}
-	if (m.job != x->cfg.job || m.token != x->cfg.token)
+	if (m.job != mb->job || m.token != x->cfg.token)
 		return lb_bad(mb, m.seq, "wrong job or token");
 	if (m.type == OPTINC_T_JOIN_ACK || m.type == OPTINC_T_NACK)
 		return lb_join_ack(x, mb, &l, &m);
@@ -523,11 +560,13 @@ static int lb_rx(struct lb_ctx *x, uint64_t now)
 	uint16_t i, k, nb;
 	int err = 0, got = 0;
 
-	for (i = 0; i < x->nb_ports; i++) {
-		nb = rte_eth_rx_burst(x->ports[i].id, 0, pkts, LB_BURST);
+	for (i = 0; i < x->nb_txq; i++) {
+		nb = rte_eth_rx_burst(x->ports[i].id, x->ports[i].queue, pkts,
+				      LB_BURST);
 		for (k = 0; k < nb; k++) {
 			if (!err)
-				err = lb_take(x, i, rte_pktmbuf_mtod(pkts[k], uint8_t *),
+				err = lb_take(x, i / x->cfg.queues,
+					      rte_pktmbuf_mtod(pkts[k], uint8_t *),
 					      rte_pktmbuf_data_len(pkts[k]), now);
 			rte_pktmbuf_free(pkts[k]);
 		}
@@ -541,7 +580,7 @@ static int lb_rx(struct lb_ctx *x, uint64_t now)
 /* Queue what @mb's window allows, up to a burst. */
 static unsigned int lb_fill(struct lb_ctx *x, struct lb_member *mb)
 {
-	struct lb_port *p = &x->ports[mb->port];
+	struct lb_port *p = lb_txq(x, mb);
 	unsigned int k = 0;
 	struct rte_mbuf *m;
 
@@ -573,7 +612,7 @@ static void lb_retx(struct lb_ctx *x, struct lb_member *mb, uint64_t now)
 		m = lb_data(x, mb, i);
 		if (!m)
 			return;
-		lb_queue(&x->ports[mb->port], m);
+		lb_queue(lb_txq(x, mb), m);
 		x->st.retx++;
 	}
 	mb->last_rx = now;
@@ -609,9 +648,148 @@ static uint64_t lb_cpu_ns(int pid)
 	return sum;
 }
 
+/* ---- the switch's lcores: its counters and each lcore thread's CPU ---- */
+
+#define LB_MAX_LCORES	16
+
+struct lb_lcores {
+	unsigned int n;
+	uint64_t hz;
+	uint64_t lcore[LB_MAX_LCORES], frames[LB_MAX_LCORES];
+	uint64_t busy[LB_MAX_LCORES], cpu_ns[LB_MAX_LCORES];
+	uint64_t handed_in[LB_MAX_LCORES], handed_out[LB_MAX_LCORES];
+};
+
+static uint64_t lb_json_u64(const char *obj, const char *end, const char *key)
+{
+	char k[48];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(obj, k);
+	return p && p < end ? strtoull(p + strlen(k), NULL, 10) : 0;
+}
+
+/* CPU time of the switch's thread for @lcore: worker 0 is its main thread. */
+static uint64_t lb_lcore_ns(int pid, unsigned int worker, uint64_t lcore)
+{
+	char path[80], want[32], comm[32] = "", line[128];
+	unsigned long long ns = 0;
+	struct dirent *e;
+	FILE *f;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	snprintf(want, sizeof(want), "rte-worker-%" PRIu64, lcore);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/comm", pid, e->d_name);
+		f = fopen(path, "r");
+		if (f && !fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		if (f)
+			fclose(f);
+		comm[strcspn(comm, "\n")] = '\0';
+		if (worker ? strcmp(comm, want) : atoi(e->d_name) != pid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/schedstat", pid,
+			 e->d_name);
+		f = fopen(path, "r");
+		if (f && (!fgets(line, sizeof(line), f) || sscanf(line, "%llu", &ns) != 1))
+			ns = 0;
+		if (f)
+			fclose(f);
+		break;
+	}
+	if (d)
+		closedir(d);
+	return ns;
+}
+
+/*
+ * The switch's per-lcore counters (optincctl -j daemon lcores), then each
+ * lcore thread's CPU time: frames each switched, busy cycles, hand-offs.
+ */
+static void lb_lcores_get(const struct lb_ctx *x, struct lb_lcores *lc)
+{
+	char cmd[512], buf[16384];
+	const char *p, *end;
+	size_t len;
+	FILE *f;
+
+	memset(lc, 0, sizeof(*lc));
+	if (!x->cfg.ctl || x->cfg.peer <= 0)
+		return;
+	snprintf(cmd, sizeof(cmd), "'%s' --prefix '%s' -j daemon lcores",
+		 x->cfg.ctl, x->cfg.prefix);
+	f = popen(cmd, "r");
+	if (!f)
+		return;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	pclose(f);
+	buf[len] = '\0';
+	for (p = strstr(buf, "{\"worker\":"); p && lc->n < LB_MAX_LCORES;
+	     p = strstr(end, "{\"worker\":"), lc->n++) {
+		unsigned int i = lc->n;
+
+		end = strchr(p, '}');
+		if (!end)
+			break;
+		lc->lcore[i] = lb_json_u64(p, end, "lcore");
+		lc->handed_in[i] = lb_json_u64(p, end, "handed_in");
+		lc->handed_out[i] = lb_json_u64(p, end, "handed_out");
+		lc->frames[i] = lb_json_u64(p, end, "rx_frames") -
+				lc->handed_out[i] + lc->handed_in[i];
+		lc->busy[i] = lb_json_u64(p, end, "busy_cycles");
+		lc->hz = lb_json_u64(p, end, "tsc_hz");
+		lc->cpu_ns[i] = lb_lcore_ns(x->cfg.peer, i, lc->lcore[i]);
+	}
+}
+
+/*
+ * Per switch lcore, over the timed part: frames it switched, its thread's
+ * CPU time and its busy time (TSC of rounds that had frames), per frame.
+ * Both bound the time it spent switching from above: CPU time includes
+ * its empty polls, busy time the time it was preempted in a busy round.
+ * So frames / min(CPU, busy) is a lower bound of the frames/s that lcore
+ * switches with a CPU of its own, and their sum over lcores, "capacity",
+ * is what a machine with a CPU per lcore and a faster generator would at
+ * least reach (memory bandwidth permitting), where one with fewer CPUs
+ * than lcores plus generator cannot show it as a rate.
+ */
+static void lb_lcores_report(const struct lb_lcores *a, const struct lb_lcores *b)
+{
+	double cap_cpu = 0, cap_busy = 0, cap = 0, cpu, busy;
+	uint64_t fr, hi = 0, ho = 0;
+	unsigned int i;
+
+	if (!a->n || a->n != b->n)
+		return;
+	for (i = 0; i < b->n; i++) {
+		fr = b->frames[i] - a->frames[i];
+		cpu = (b->cpu_ns[i] - a->cpu_ns[i]) * 1e-9;
+		busy = (double)(b->busy[i] - a->busy[i]) / (double)b->hz;
+		hi += b->handed_in[i] - a->handed_in[i];
+		ho += b->handed_out[i] - a->handed_out[i];
+		printf("lcore=%" PRIu64 " frames=%" PRIu64 " cpu_s=%.4f busy_s=%.4f "
+		       "cpu_cycles_per_frame=%.0f busy_cycles_per_frame=%.0f\n",
+		       b->lcore[i], fr, cpu, busy, fr ? cpu * b->hz / fr : 0.0,
+		       fr ? busy * b->hz / fr : 0.0);
+		cap_cpu += cpu > 0 ? fr / cpu : 0;
+		cap_busy += busy > 0 ? fr / busy : 0;
+		cap += cpu > 0 && busy > 0 ? fr / RTE_MIN(cpu, busy) : 0;
+	}
+	printf("lcores=%u capacity=%.0f capacity_cpu=%.0f capacity_busy=%.0f "
+	       "handed_over=%" PRIu64 " handed_in=%" PRIu64 "\n", b->n, cap,
+	       cap_cpu, cap_busy, ho, hi);
+}
+
 struct lb_mark {
 	uint64_t tsc, cpu_ns, own_ns;
 	struct lb_stats st;
+	struct lb_lcores lc;
 };
 
 static uint64_t lb_own_ns(void)
@@ -622,12 +800,20 @@ static uint64_t lb_own_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
 }
 
-static void lb_mark(struct lb_ctx *x, struct lb_mark *k)
+/*
+ * At the start the switch's lcore counters come first (optincctl takes a
+ * few ms, while the streams wait), at the end last (after the streams).
+ */
+static void lb_mark(struct lb_ctx *x, struct lb_mark *k, int start)
 {
+	if (start)
+		lb_lcores_get(x, &k->lc);
 	k->cpu_ns = lb_cpu_ns(x->cfg.peer);
 	k->own_ns = lb_own_ns();
 	k->tsc = rte_get_tsc_cycles();
 	k->st = x->st;
+	if (!start)
+		lb_lcores_get(x, &k->lc);
 }
 
 /* One round: fill every window, send, receive; retransmit after silence. */
@@ -638,16 +824,16 @@ static int lb_round(struct lb_ctx *x, uint64_t timeout)
 	uint16_t i;
 	int got;
 
-	for (r = 0; r < x->cfg.members; r++)
+	for (r = 0; r < x->nb_mb; r++)
 		lb_fill(x, &x->mb[r]);
-	for (i = 0; i < x->nb_ports; i++)
+	for (i = 0; i < x->nb_txq; i++)
 		sent += lb_flush(&x->ports[i]);
 	got = lb_rx(x, now);
 	if (got < 0)
 		return got;
 	if (!got && !sent)
 		x->st.idle_tsc += rte_get_tsc_cycles() - now;
-	for (r = 0; !got && r < x->cfg.members; r++) {
+	for (r = 0; !got && r < x->nb_mb; r++) {
 		struct lb_member *mb = &x->mb[r];
 
 		if (mb->low < mb->next && now - mb->last_rx > timeout)
@@ -663,7 +849,7 @@ static int lb_done(const struct lb_ctx *x, uint64_t upto)
 {
 	unsigned int r;
 
-	for (r = 0; r < x->cfg.members; r++)
+	for (r = 0; r < x->nb_mb; r++)
 		if (x->mb[r].low < upto)
 			return 0;
 	return 1;
@@ -676,18 +862,18 @@ static int lb_stream(struct lb_ctx *x, struct lb_mark *t0, struct lb_mark *t1)
 	int err = 0, marked = !x->cfg.warmup;
 
 	now = rte_get_tsc_cycles();
-	for (r = 0; r < x->cfg.members; r++)
+	for (r = 0; r < x->nb_mb; r++)
 		x->mb[r].last_rx = now;
 	if (marked)
-		lb_mark(x, t0);
+		lb_mark(x, t0, 1);
 	while (!err && !lb_done(x, x->total) && !lb_quit) {
 		err = lb_round(x, timeout);
 		if (!marked && lb_done(x, x->cfg.warmup)) {
-			lb_mark(x, t0);
+			lb_mark(x, t0, 1);
 			marked = 1;
 		}
 	}
-	lb_mark(x, t1);
+	lb_mark(x, t1, 0);
 	return err ? err : lb_quit ? -EINTR : 0;
 }
 
@@ -702,24 +888,24 @@ static int lb_join(struct lb_ctx *x)
 	int err;
 
 	while (rte_get_tsc_cycles() < end && !lb_quit) {
-		for (r = 0, all = 1; r < x->cfg.members; r++)
+		for (r = 0, all = 1; r < x->nb_mb; r++)
 			all &= x->mb[r].joined;
 		if (all)
 			return 0;
 		if (rte_get_tsc_cycles() >= next) {
-			for (r = 0; r < x->cfg.members; r++)
+			for (r = 0; r < x->nb_mb; r++)
 				if (!x->mb[r].joined)
 					lb_join_send(x, &x->mb[r]);
 			next = rte_get_tsc_cycles() + every;
 		}
-		for (i = 0; i < x->nb_ports; i++)
+		for (i = 0; i < x->nb_txq; i++)
 			lb_flush(&x->ports[i]);
 		err = lb_rx(x, rte_get_tsc_cycles());
 		if (err < 0)
 			return err;
 	}
-	fprintf(stderr, "optinc-line-bench: not every member joined job %u in %u ms\n",
-		x->cfg.job, LB_JOIN_MS);
+	fprintf(stderr, "optinc-line-bench: not every member joined jobs %u..%u in %u ms\n",
+		x->cfg.job, x->cfg.job + x->cfg.jobs - 1, LB_JOIN_MS);
 	return -ETIMEDOUT;
 }
 
@@ -782,35 +968,58 @@ static int lb_want(struct lb_ctx *x)
 	return tab || !bad ? 0 : -EINVAL;
 }
 
-/* Member r: port r % ports, 02:00:00:00:01:r, 10.77.0.r+1, UDP LB_UDP_PORT. */
+/* Rank r's values (every job's rank r sends the same): v + 2r - (N - 1). */
+static struct rte_mbuf *lb_pattern(struct lb_ctx *x, uint32_t r)
+{
+	uint32_t n = lb_frame_elems(x) + LB_PAT, j;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(x->pool);
+	int c = 2 * (int)r - ((int)x->cfg.members - 1);
+	uint8_t *v;
+
+	if (!m || rte_pktmbuf_tailroom(m) < n) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	/* the exact average is v */
+	v = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)n);
+	for (j = 0; j < n; j++)
+		v[j] = (uint8_t)(98 + j % LB_PAT + c);
+	return m;
+}
+
+/*
+ * Member i = k * N + r, rank r of job ID + k: port r % ports, tx queue
+ * k % spread (default: queues), 02:00:00:00:(1 + i / 256):(i % 256), 10.77.0.1 + i, UDP
+ * LB_UDP_PORT.
+ */
 static int lb_members(struct lb_ctx *x)
 {
-	uint32_t n = lb_frame_elems(x) + LB_PAT, r, j;
-	int c;
+	uint32_t i, r, k;
 
-	x->mb = calloc(x->cfg.members, sizeof(*x->mb));
+	x->nb_mb = x->cfg.jobs * x->cfg.members;
+	x->mb = calloc(x->nb_mb, sizeof(*x->mb));
 	if (!x->mb)
 		return -ENOMEM;
-	for (r = 0; r < x->cfg.members; r++) {
-		struct lb_member *mb = &x->mb[r];
-		uint8_t *v;
+	for (i = 0; i < x->nb_mb; i++) {
+		struct lb_member *mb = &x->mb[i];
 
+		r = i % x->cfg.members;
+		k = i / x->cfg.members;
 		mb->rank = (uint16_t)r;
+		mb->job = (uint16_t)(x->cfg.job + k);
 		mb->port = (uint16_t)(r % x->nb_ports);
-		memcpy(mb->ep.mac, (uint8_t[]){ 2, 0, 0, 0, 1, (uint8_t)r }, 6);
-		mb->ep.ip = rte_cpu_to_be_32(RTE_IPV4(10, 77, 0, 1) + r);
+		mb->queue = (uint16_t)(k % (x->cfg.spread ? x->cfg.spread :
+						  x->cfg.queues));
+		memcpy(mb->ep.mac, (uint8_t[]){ 2, 0, 0, 0, (uint8_t)(1 + i / 256),
+						(uint8_t)i }, 6);
+		mb->ep.ip = rte_cpu_to_be_32(RTE_IPV4(10, 77, 0, 1) + i);
 		mb->ep.port = rte_cpu_to_be_16(LB_UDP_PORT);
 		if (getrandom(&mb->nonce, sizeof(mb->nonce), 0) != sizeof(mb->nonce))
 			mb->nonce = rte_rand();
 		mb->done = calloc(x->cfg.window, 1);
-		mb->pat = rte_pktmbuf_alloc(x->pool);
-		if (!mb->done || !mb->pat || rte_pktmbuf_tailroom(mb->pat) < n)
+		mb->pat = k ? x->mb[r].pat : lb_pattern(x, r);
+		if (!mb->done || !mb->pat)
 			return -ENOMEM;
-		/* rank r sends v + 2r - (N - 1): the exact average is v */
-		c = 2 * (int)r - ((int)x->cfg.members - 1);
-		v = (uint8_t *)rte_pktmbuf_append(mb->pat, (uint16_t)n);
-		for (j = 0; j < n; j++)
-			v[j] = (uint8_t)(98 + j % LB_PAT + c);
 	}
 	return 0;
 }
@@ -865,12 +1074,12 @@ static void lb_report(const struct lb_ctx *x, const struct lb_mark *t0,
 	double own = (t1->own_ns - t0->own_ns) * 1e-9;
 	uint64_t idle = t1->st.idle_tsc - t0->st.idle_tsc;
 
-	printf("# optinc-line-bench: mode %s, %u members on %u ports, job %u, "
-	       "%u elements per frame (%u-byte frames), window %u, %lu frames "
-	       "per member after %lu warm-up\n",
+	printf("# optinc-line-bench: mode %s, %u members on %u ports, %u job(s) "
+	       "from %u on %u queue(s), %u elements per frame (%u-byte frames), "
+	       "window %u, %lu frames per member after %lu warm-up\n",
 	       x->cfg.mode == LB_REFLECT ? "reflect" : "optinc", x->cfg.members,
-	       x->nb_ports, x->cfg.job, x->cfg.elems, x->frame_len,
-	       x->cfg.window, x->cfg.frames, x->cfg.warmup);
+	       x->nb_ports, x->cfg.jobs, x->cfg.job, x->cfg.queues, x->cfg.elems,
+	       x->frame_len, x->cfg.window, x->cfg.frames, x->cfg.warmup);
 	printf("frames_in=%" PRIu64 " secs=%.4f frames_per_s=%.0f elems_per_s=%.4g "
 	       "gbit_in=%.2f peer_cpu_s=%.4f cycles_per_frame=%.0f peer_cpu_wall=%.3f "
 	       "gen_cpu_wall=%.3f gen_idle=%.3f\n",
@@ -883,6 +1092,7 @@ static void lb_report(const struct lb_ctx *x, const struct lb_mark *t0,
 	       "length, exponents, values), warm-up included; %" PRIu64
 	       " duplicates, %" PRIu64 " retransmitted, %" PRIu64 " other\n",
 	       t1->st.rx, t1->st.dup, t1->st.retx, t1->st.other);
+	lb_lcores_report(&t0->lc, &t1->lc);
 }
 
 /*
@@ -900,8 +1110,9 @@ static void lb_drain(struct lb_ctx *x)
 
 	do {
 		now = rte_get_tsc_cycles();
-		for (i = 0; i < x->nb_ports; i++) {
-			nb = rte_eth_rx_burst(x->ports[i].id, 0, pkts, LB_BURST);
+		for (i = 0; i < x->nb_txq; i++) {
+			nb = rte_eth_rx_burst(x->ports[i].id, x->ports[i].queue,
+					      pkts, LB_BURST);
 			for (k = 0; k < nb; k++)
 				rte_pktmbuf_free(pkts[k]);
 			if (nb)
@@ -917,8 +1128,8 @@ static void lb_close(struct lb_ctx *x)
 	if (x->nb_ports && x->tsc_hz)
 		lb_drain(x);
 	for (i = 0; i < x->nb_ports; i++) {
-		rte_eth_dev_stop(x->ports[i].id);
-		rte_eth_dev_close(x->ports[i].id);
+		rte_eth_dev_stop(x->ports[i * x->cfg.queues].id);
+		rte_eth_dev_close(x->ports[i * x->cfg.queues].id);
 	}
 }
 
@@ -927,7 +1138,8 @@ int main(int argc, char **argv)
 	static struct lb_ctx x = {
 		.cfg = { .window = 64, .elems = 8704, .block = 256,
 			 .timeout_ms = 20, .frames = 20000, .warmup = 2000,
-			 .job = 1, .sw_port = OPTINC_UDP_PORT },
+			 .job = 1, .sw_port = OPTINC_UDP_PORT, .jobs = 1,
+			 .queues = 1 },
 	};
 	struct lb_mark t0, t1;
 	int ret, err;

@@ -7,10 +7,15 @@
 # filled table where no model is shipped) and, mode chain, in exact mode
 # with results chained to one copy of the elements (OPTINCD_TX_CHAIN=1),
 # each switch on
-# CPU 0 and the generator on CPU 1. Prints frames/s into the switch,
+# CPU 0 (optincd with -L 'L...' lcores: CPUs 0..L-1, -J jobs spread over
+# them) and the generator on CPU 1. Prints frames/s into the switch,
 # elements/s, Gbit/s in, the switch's CPU cycles per input frame, and the
-# ratios optincd/testpmd and onn/exact of the same round; medians (and
-# ranges) over rounds. Writes Markdown to a file as well (-o).
+# ratios optincd/testpmd and onn/exact of the same round; with several
+# lcore counts also each run's capacity (the generator's lcores= line:
+# frames/s the switch's lcores reach with a CPU each, from their CPU and
+# busy time) and the ratios to the first lcore count of the same round, by
+# capacity and by frames/s; medians (and ranges) over rounds. Writes
+# Markdown to a file as well (-o).
 set -u
 
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
@@ -28,7 +33,7 @@ PY=/usr/bin/python3
 
 SIZES="2 4 8 16"
 MODES="testpmd exact onn chain"
-FRAMES=40000 WARMUP=4000 ROUNDS=3 WINDOW=64 LCORES=1
+FRAMES=40000 WARMUP=4000 ROUNDS=3 WINDOW=64 LCORES=1 JOBS=1
 SW_CPU=0 GEN_CPU=1
 OUT=$ROOT/Documentation/bench-results.md
 SWARGS=
@@ -36,14 +41,17 @@ SWARGS=
 usage() {
 	cat <<EOF
 usage: line-bench.sh [-N 'SIZES'] [-m 'MODES'] [-f FRAMES] [-w WARMUP]
-                     [-R ROUNDS] [-W WINDOW] [-L LCORES] [-a 'OPTINCD ARGS']
-                     [-o FILE]
+                     [-R ROUNDS] [-W WINDOW] [-L 'LCORES'] [-J JOBS]
+                     [-a 'OPTINCD ARGS'] [-o FILE]
   -N   members (default "$SIZES"); one memif port per member
   -m   any of: testpmd exact onn chain (default "$MODES")
   -f   timed data frames per member (default $FRAMES), after -w (default $WARMUP)
   -R   rounds; each runs every mode once (default $ROUNDS)
   -W   frames in flight per member (default $WINDOW)
-  -L   optincd's lcores (default $LCORES; CPUs 0.. of this machine)
+  -L   optincd's lcore counts, each run in every round (default "$LCORES";
+       CPUs 0.. of this machine); testpmd runs with the first only
+  -J   jobs of N members each (default $JOBS), placed by optincd over its
+       lcores; the generator sends job k on queue k % lcores
   -a   more optincd options (after --)
   -o   Markdown output, appended (default Documentation/bench-results.md;
        - for none)
@@ -64,6 +72,7 @@ while [ $# -gt 0 ]; do
 	-R) ROUNDS=$2; shift ;;
 	-W) WINDOW=$2; shift ;;
 	-L) LCORES=$2; shift ;;
+	-J) JOBS=$2; shift ;;
 	-a) SWARGS=$2; shift ;;
 	-o) OUT=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
@@ -101,12 +110,12 @@ vdevs() {
 	done
 }
 
-# The switch's lcores: -L of them from CPU SW_CPU on (testpmd adds a main
+# The switch's lcores: $1 of them from CPU SW_CPU on (testpmd adds a main
 # lcore on the same CPU).
 sw_lcores() {
 	local i l=
 
-	for ((i = 0; i < LCORES; i++)); do
+	for ((i = 0; i < $1; i++)); do
 		l+=${l:+,}$((SW_CPU + i))
 	done
 	echo "$l"
@@ -125,9 +134,9 @@ table_for() {
 	echo "$t"
 }
 
-# Start switch $1 (testpmd, exact, onn) with $2 memif server ports.
+# Start switch $1 (testpmd, exact, onn) with $2 memif server ports, $3 lcores.
 sw_up() {
-	local mode=$1 n=$2 i mem=$((256 + 32 * $2)) job="id=1,size=$2,bits=8"
+	local mode=$1 n=$2 lc=$3 i k mem=$((256 + 64 * $2)) job="size=$2,bits=8" jobs=
 
 	rm -f "$TMP"/m*.sock
 	case $mode in
@@ -141,10 +150,13 @@ sw_up() {
 		;;
 	exact|onn|chain)
 		[ "$mode" = onn ] && job+=",mode=onn,table=$(table_for "$n")"
+		for ((k = 1; k <= JOBS; k++)); do
+			jobs+=" --job id=$k,$job"
+		done
 		OPTINCD_TX_CHAIN=$([ "$mode" = chain ] && echo 1 || echo 0) \
-		setsid "$OPTINCD" -l "$(sw_lcores)" --no-huge -m "$mem" --no-pci \
-			--file-prefix "${PFX}sw" $(vdevs "$n" server) -- \
-			--addr 10.77.0.254 --job "$job" $SWARGS \
+		setsid "$OPTINCD" -l "$(sw_lcores "$lc")" --no-huge \
+			-m $((mem * lc)) --no-pci --file-prefix "${PFX}sw" \
+			$(vdevs "$n" server) -- --addr 10.77.0.254 $jobs $SWARGS \
 			</dev/null >"$TMP/sw.log" 2>&1 &
 		;;
 	esac
@@ -180,16 +192,18 @@ sw_down() {
 	SW_PID=
 }
 
-# One run: the generator against switch $1 with $2 members; its lines in $3.
+# One run: the generator against switch $1 with $2 members and $3
+# lcores; its lines in $4.
 run_one() {
-	local mode=$1 n=$2 out=$3 gmode=optinc tab=
+	local mode=$1 n=$2 lc=$3 out=$4 gmode=optinc tab= ctl=
 
-	sw_up "$mode" "$n" || { echo "# $mode did not start" >"$out"; return 1; }
+	sw_up "$mode" "$n" "$lc" || { echo "# $mode did not start" >"$out"; return 1; }
 	[ "$mode" = testpmd ] && gmode=reflect
+	[ "$mode" = testpmd ] || ctl="--ctl $CTL --prefix ${PFX}sw"
 	[ "$mode" = onn ] && tab="--table $(table_for "$n")"
 	"$GEN" -l "$GEN_CPU" --no-huge -m 1024 --no-pci --file-prefix "${PFX}gen" \
-		$(vdevs "$n" client) -- -M "$gmode" -N "$n" -f "$FRAMES" \
-		-w "$WARMUP" -W "$WINDOW" --peer "$SW_PID" $tab \
+		$(vdevs "$n" client) -- -M "$gmode" -N "$n" -J "$JOBS" -Q "$lc" \
+		-f "$FRAMES" -w "$WARMUP" -W "$WINDOW" --peer "$SW_PID" $tab $ctl \
 		>"$out" 2>"$out.err"
 	local rc=$?
 	sw_down
@@ -197,18 +211,20 @@ run_one() {
 }
 
 summary() {
-	"$PY" - "$TMP" "$SIZES" "$MODES" "$ROUNDS" <<'PYEOF'
+	"$PY" - "$TMP" "$SIZES" "$RUNS" "$ROUNDS" <<'PYEOF'
 import re, statistics, sys
-tmp, sizes, modes, rounds = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), int(sys.argv[4])
+tmp, sizes, runs, rounds = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), int(sys.argv[4])
+first = runs[0].split("@")[1]
 
 def parse(path):
+    d = {}
     try:
         for line in open(path):
-            if line.startswith("frames_in="):
-                return {k: float(v) for k, v in re.findall(r"(\w+)=([-0-9.e+]+)", line)}
+            if line.startswith("frames_in=") or line.startswith("lcores="):
+                d.update({k: float(v) for k, v in re.findall(r"(\w+)=([-0-9.e+]+)", line)})
     except OSError:
         pass
-    return None
+    return d if "frames_in" in d else None
 
 def med(xs):
     xs = [x for x in xs if x is not None]
@@ -220,21 +236,31 @@ def med(xs):
         return f % m
     return (f + " (" + f + "-" + f + ")") % (m, min(xs), max(xs))
 
-print("| N | switch | frames/s | elements/s | Gbit/s in | cycles/frame | vs testpmd (frames/s) | vs exact (frames/s) | switch CPU/wall | generator CPU/wall, idle |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+def ratio(rs, base, key="frames_per_s"):
+    return [r[key] / b[key] if r and b and b.get(key) and key in r else None
+            for r, b in zip(rs, base)]
+
+names = {"testpmd": "testpmd", "chain": "optincd exact, results chained"}
+print("| N | switch | lcores | frames/s | elements/s | Gbit/s in | cycles/frame | vs testpmd (frames/s) | vs exact (frames/s) | capacity (frames/s) | vs %s lcore(s): capacity, frames/s | switch CPU/wall | generator CPU/wall, idle |" % first)
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+none = [None] * rounds
 for n in sizes:
-    runs = {m: [parse("%s/%s.%s.%d" % (tmp, n, m, r)) for r in range(1, rounds + 1)] for m in modes}
-    for m in modes:
-        rs = runs[m]
-        vs = [r["frames_per_s"] / t["frames_per_s"] if r and t else None
-              for r, t in zip(rs, runs.get("testpmd", [None] * rounds))] if m != "testpmd" else []
-        oe = [r["frames_per_s"] / e["frames_per_s"] if r and e else None
-              for r, e in zip(rs, runs.get("exact", [None] * rounds))] if m in ("onn", "chain") else []
-        g = lambda k: med([r[k] if r else None for r in rs])
-        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s, %s |" % (
-            n, {"testpmd": "testpmd", "chain": "optincd exact, results chained"}.get(m, "optincd " + m), g("frames_per_s"),
+    res = {k: [parse("%s/%s.%s.%d" % (tmp, n, k, r)) for r in range(1, rounds + 1)] for k in runs}
+    for k in runs:
+        m, l = k.split("@")
+        rs = res[k]
+        vs = ratio(rs, res.get("testpmd@" + first, none)) if m != "testpmd" else []
+        oe = ratio(rs, res.get("exact@" + l, none)) if m in ("onn", "chain") else []
+        vl = "-"
+        if l != first:
+            b = res.get(m + "@" + first, none)
+            vl = "%s, %s" % (med(ratio(rs, b, "capacity")), med(ratio(rs, b)))
+        g = lambda key: med([r.get(key) if r else None for r in rs])
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s, %s |" % (
+            n, names.get(m, "optincd " + m), l, g("frames_per_s"),
             g("elems_per_s"), g("gbit_in"), g("cycles_per_frame"),
             med(vs) if vs else "-", med(oe) if oe else "-",
+            g("capacity") if m != "testpmd" else "-", vl,
             g("peer_cpu_wall"), g("gen_cpu_wall"), g("gen_idle")))
 PYEOF
 }
@@ -244,9 +270,9 @@ report() {
 
 	echo "## optincd without veth: optinc-line-bench on net_memif ports"
 	echo
-	echo "\`tools/bench/line-bench.sh -N '$SIZES' -m '$MODES' -f $FRAMES -w $WARMUP -R $ROUNDS -W $WINDOW -L $LCORES${SWARGS:+ -a '$SWARGS'}\`,"
+	echo "\`tools/bench/line-bench.sh -N '$SIZES' -m '$MODES' -f $FRAMES -w $WARMUP -R $ROUNDS -W $WINDOW -L '$LCORES' -J $JOBS${SWARGS:+ -a '$SWARGS'}\`,"
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load before/after: $LOAD0 / $(cut -d' ' -f1-3 /proc/loadavg)."
-	echo "Switch on CPU $SW_CPU ($LCORES lcore(s)), generator on CPU $GEN_CPU; medians over $ROUNDS rounds (min-max);"
+	echo "Switch on CPUs $SW_CPU.. ($LCORES lcore(s)), generator on CPU $GEN_CPU; medians over $ROUNDS rounds (min-max);"
 	echo "ratios per round, optincd against testpmd of the same round."
 	echo
 	summary
@@ -256,9 +282,9 @@ report() {
 	echo '```'
 	for n in $SIZES; do
 		for ((r = 1; r <= ROUNDS; r++)); do
-			for m in $MODES; do
-				echo "N=$n round $r $m:"
-				grep -v '^EAL\|^TELEMETRY' "$TMP/$n.$m.$r" 2>/dev/null
+			for k in $RUNS; do
+				echo "N=$n round $r ${k%@*} ${k#*@} lcore(s):"
+				grep -v '^EAL\|^TELEMETRY' "$TMP/$n.$k.$r" 2>/dev/null
 			done
 		done
 	done
@@ -266,17 +292,26 @@ report() {
 	echo
 }
 
+# the runs of a round: every mode with every lcore count (testpmd: the first)
+RUNS=
+for l in $LCORES; do
+	for m in $MODES; do
+		[ "$m" = testpmd ] && [ "$l" != "${LCORES%% *}" ] && continue
+		RUNS+="${RUNS:+ }$m@$l"
+	done
+done
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 fail=0
 for n in $SIZES; do
 	for ((r = 1; r <= ROUNDS; r++)); do
-		for m in $MODES; do
-			if ! run_one "$m" "$n" "$TMP/$n.$m.$r"; then
+		for k in $RUNS; do
+			m=${k%@*} l=${k#*@}
+			if ! run_one "$m" "$n" "$l" "$TMP/$n.$k.$r"; then
 				fail=1
-				echo "line-bench.sh: N=$n round $r $m failed:" >&2
-				cat "$TMP/$n.$m.$r" "$TMP/$n.$m.$r.err" >&2
+				echo "line-bench.sh: N=$n round $r $k failed:" >&2
+				cat "$TMP/$n.$k.$r" "$TMP/$n.$k.$r.err" >&2
 			fi
-			echo "N=$n round $r $m: $(grep '^frames_in=' "$TMP/$n.$m.$r")" >&2
+			echo "N=$n round $r $k: $(grep '^frames_in=\|^lcores=' "$TMP/$n.$k.$r" | tr '\n' ' ')" >&2
 		done
 	done
 done

@@ -156,6 +156,48 @@ static int dmn_ports(struct optincctl_tel *t, char **argv)
 	return 0;
 }
 
+/* "lcores": each datapath lcore's share of the work (optincd -l). */
+static void dmn_lcore(const char *idx, json_object *w, uint64_t hz)
+{
+	uint64_t busy = dmn_get_u64(w, "busy_cycles");
+
+	optincctl_print_open(NULL, false);
+	optincctl_print_u64("worker", "worker %" PRIu64 ":", strtoull(idx, NULL, 10));
+	dmn_u64(w, "lcore", " lcore %" PRIu64);
+	dmn_u64(w, "jobs", " jobs %" PRIu64);
+	dmn_u64(w, "rx_queues", " rx-queues %" PRIu64 "\n");
+	dmn_u64(w, "rx_frames", "    frames: rx %" PRIu64);
+	dmn_u64(w, "handed_out", " handed-out %" PRIu64);
+	dmn_u64(w, "handed_in", " handed-in %" PRIu64);
+	dmn_u64(w, "handoff_full", " ring-full %" PRIu64 "\n");
+	dmn_u64(w, "polls", "    polls %" PRIu64);
+	dmn_u64(w, "busy_rounds", " busy %" PRIu64);
+	dmn_u64(w, "idle_sleeps", " idle-sleeps %" PRIu64);
+	dmn_u64(w, "busy_cycles", NULL);
+	optincctl_print_u64("tsc_hz", NULL, hz);
+	optincctl_print_text(" busy-time %.3f s\n", hz ? (double)busy / hz : 0.0);
+	optincctl_print_close();
+}
+
+static int dmn_lcores(struct optincctl_tel *t, char **argv)
+{
+	json_object *o;
+	uint64_t hz;
+	int ret;
+
+	ret = optincctl_tel_query(t, "/optinc/lcores", &o);
+	if (ret)
+		return ret;
+	hz = dmn_get_u64(o, "tsc_hz");
+	optincctl_print_start(true);
+	json_object_object_foreach(o, idx, w)
+		if (json_object_is_type(w, json_type_object))
+			dmn_lcore(idx, w, hz);
+	optincctl_print_end();
+	json_object_put(o);
+	return 0;
+}
+
 /* The first line of a job, shared by "jobs" and "job ID". */
 static void dmn_job_head(json_object *j)
 {
@@ -168,6 +210,7 @@ static void dmn_job_head(json_object *j)
 		optincctl_print_text(" not-served");
 	dmn_u64(j, "joined", " joined %" PRIu64);
 	optincctl_print_text("/%" PRIu64, dmn_get_u64(j, "size"));
+	dmn_u64(j, "lcore", " lcore %" PRIu64);
 }
 
 static void dmn_job_traffic(json_object *j)
@@ -444,7 +487,7 @@ static int dmn_job_del(struct optincctl_tel *t, char **argv)
 static void dmn_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: optincctl [ OPTIONS ] daemon { show | ports | jobs | help }\n"
+		"Usage: optincctl [ OPTIONS ] daemon { show | ports | lcores | jobs | help }\n"
 		"       optincctl [ OPTIONS ] daemon job ID\n"
 		"       optincctl [ OPTIONS ] daemon job add id ID size N [ KEY VALUE ]...\n"
 		"       optincctl [ OPTIONS ] daemon job del ID\n"
@@ -461,6 +504,7 @@ static const struct dmn_cmd {
 } dmn_cmds[] = {
 	{ "show", dmn_show, 0 },
 	{ "ports", dmn_ports, 0 },
+	{ "lcores", dmn_lcores, 0 },
 	{ "jobs", dmn_jobs, 0 },
 	{ "job", dmn_job, 1 },
 	{ "table", dmn_table, 2 },

@@ -51,7 +51,7 @@ _optincctl()
 		else
 			_filedir tbl
 		fi ;;
-	daemon) [ -z "$verb" ] && COMPREPLY=($(compgen -W "show ports jobs job table help" -- "$cur")) ;;
+	daemon) [ -z "$verb" ] && COMPREPLY=($(compgen -W "show ports lcores jobs job table help" -- "$cur")) ;;
 	kmod) [ -z "$verb" ] && COMPREPLY=($(compgen -W "show ports jobs switch port job table help" -- "$cur")) ;;
 	xdp) [ -z "$verb" ] && COMPREPLY=($(compgen -W "attach detach show help" -- "$cur")) ;;
 	esac
