@@ -357,6 +357,12 @@ void optinc_dp_input(struct rte_mbuf *m, uint16_t port,
 
 /* telemetry.c */
 int optinc_tlm_init(const struct optinc_conf *c);
+int optinc_tlm_info(struct rte_tel_data *d, const struct optinc_conf *c,
+		    uint64_t start_tsc);
+int optinc_tlm_ports(struct rte_tel_data *d);
+int optinc_tlm_jobs(struct rte_tel_data *d);
+int optinc_tlm_job(struct rte_tel_data *d, const struct optinc_agg_job *j);
+int optinc_tlm_members(struct rte_tel_data *d, const struct optinc_agg_job *j);
 void optinc_tlm_stop(void);
 
 #endif /* OPTINCD_H */
