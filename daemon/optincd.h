@@ -268,9 +268,9 @@ struct optinc_agg_table {
 /*
  * @table, @served and core.mode/core.table are written by the lcore only
  * (after start); an install hands its table over in @pending and frees
- * what the lcore leaves in @retired (table.c, optinc_agg_table_install()).
- * @in_use is the control plane's (telemetry lock), @op a hand-over to the
- * lcore (job.c).
+ * what the lcore leaves in @retired (table.c, optinc_agg_table_install(),
+ * through job_live.c). @in_use is the control plane's (telemetry lock),
+ * @op a hand-over to the lcore (job_live.c).
  */
 struct optinc_agg_job {
 	struct optinc_job core;
@@ -285,7 +285,7 @@ struct optinc_agg_job {
 	uint16_t worker;	/* the worker that serves it (lcore.c) */
 	bool in_use;		/* the job exists (control plane) */
 	/* last, and kept when an entry is freed: the lcore reads them */
-	uint8_t op;		/* waiting for the lcore: job.c's JOB_OP_* */
+	uint8_t op;		/* waiting for the lcore: OPTINC_JOB_OP_* */
 	uint16_t slot;		/* index in the job table */
 };
 
@@ -295,12 +295,22 @@ void optinc_agg_free(void);
 unsigned int optinc_agg_count(void);
 struct optinc_agg_job *optinc_agg_at(unsigned int i);
 struct optinc_agg_job *optinc_agg_find(uint16_t id);
-struct optinc_agg_job *optinc_agg_live_find(uint16_t id);
 struct optinc_agg_job *optinc_agg_job_add(const char *spec, char *why,
 					  size_t why_len);
 int optinc_agg_job_del(uint16_t id, char *why, size_t why_len);
+
+/* job_live.c: the lcores' jobs, and what control threads hand them */
+#define OPTINC_JOB_OP_ADD	1
+#define OPTINC_JOB_OP_DEL	2
+#define OPTINC_JOB_WAIT_MS	2000	/* a control thread's wait for an op */
+void optinc_live_init(struct optinc_agg_job *tab);
+void optinc_live_add(struct optinc_agg_job *j);
+int optinc_live_hand_over(struct optinc_agg_job *j, uint8_t op);
+int optinc_live_table_hand_over(struct optinc_agg_job *j,
+				struct optinc_agg_table *t,
+				struct optinc_agg_table **retired);
+struct optinc_agg_job *optinc_agg_live_find(uint16_t id);
 void optinc_agg_sync(void);
-void optinc_agg_kick(void);
 
 /* table.c: truth tables */
 int optinc_agg_table_load(const struct optinc_agg_job *j, const char *path,
@@ -308,7 +318,6 @@ int optinc_agg_table_load(const struct optinc_agg_job *j, const char *path,
 			  size_t why_len);
 void optinc_agg_table_free(struct optinc_agg_table *t);
 int optinc_agg_job_table(struct optinc_agg_job *j, char *why, size_t why_len);
-void optinc_agg_table_take(struct optinc_agg_job *j);
 int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
 			     char *why, size_t why_len);
 
