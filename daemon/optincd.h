@@ -144,7 +144,6 @@ int optinc_ports_init(const struct optinc_conf *c);
 void optinc_ports_close(void);
 void optinc_port_tx(uint16_t port, struct rte_mbuf *m);
 void optinc_ports_flush(void);
-void optinc_port_stats_sum(uint16_t port, struct optinc_port_stats *out);
 struct rte_mbuf *optinc_port_alloc(uint16_t port);
 int optinc_port_alloc_hdrs(struct rte_mbuf **m, unsigned int n);
 
@@ -229,7 +228,7 @@ static inline uint16_t optinc_lcore_owner(uint16_t job)
 }
 void optinc_lcores_sum(void *out, size_t len, size_t off);
 void optinc_sw_stats_sum(struct optinc_sw_stats *out);
-int optinc_lcore_tlm(struct rte_tel_data *d);
+void optinc_port_stats_sum(uint16_t port, struct optinc_port_stats *out);
 
 /* l2.c */
 void optinc_l2_init(void);
@@ -372,6 +371,7 @@ int optinc_tlm_ports(struct rte_tel_data *d);
 int optinc_tlm_jobs(struct rte_tel_data *d);
 int optinc_tlm_job(struct rte_tel_data *d, const struct optinc_agg_job *j);
 int optinc_tlm_members(struct rte_tel_data *d, const struct optinc_agg_job *j);
+int optinc_tlm_lcores(struct rte_tel_data *d);
 void optinc_tlm_stop(void);
 
 #endif /* OPTINCD_H */

@@ -210,7 +210,7 @@ static int tlm_cmd(const char *cmd, const char *params, struct rte_tel_data *d)
 		if (!strcmp(cmd, "/optinc/info"))
 			ret = optinc_tlm_info(d, tlm_conf, tlm_start_tsc);
 		else if (!strcmp(cmd, "/optinc/lcores"))
-			ret = optinc_lcore_tlm(d);
+			ret = optinc_tlm_lcores(d);
 		else if (!strcmp(cmd, "/optinc/ports"))
 			ret = optinc_tlm_ports(d);
 		else
