@@ -63,18 +63,11 @@ static void job_release(struct optinc_agg_job *j)
 static int job_init(struct optinc_agg_job *j, const struct optinc_job_conf *jc,
 		    bool strict, char *why, size_t why_len)
 {
-	uint64_t len = optinc_job_mem(jc->window, jc->max_elems);
+	uint64_t len = optinc_job_mem(jc->job.window, jc->job.max_elems);
 	int ret;
 
 	j->conf = *jc;
 	j->conf.table = jc->table ? strdup(jc->table) : NULL;
-	j->core.id = jc->id;
-	j->core.size = jc->size;
-	j->core.token = jc->token;
-	j->core.window = jc->window;
-	j->core.max_elems = jc->max_elems;
-	j->core.fanin = jc->fanin;
-	j->core.mode = OPTINC_MODE_EXACT;
 	j->served = true;
 	j->worker = job_place(jc);
 	optinc_bind_init(&j->bind);
@@ -86,7 +79,7 @@ static int job_init(struct optinc_agg_job *j, const struct optinc_job_conf *jc,
 		if (strict)
 			return -EINVAL;
 		OPTINC_LOG(ERR, "job %u: table '%s': %s; the job is not "
-			   "served until a good table is installed", jc->id,
+			   "served until a good table is installed", jc->job.id,
 			   jc->table, why);
 		j->served = false;
 	}
@@ -94,15 +87,17 @@ static int job_init(struct optinc_agg_job *j, const struct optinc_job_conf *jc,
 	if (!j->mem) {
 		snprintf(why, why_len, "cannot allocate %" PRIu64 " bytes for "
 			 "%u slots (window=%u) of %u elements (max-elems): "
-			 "raise EAL -m or lower them", len, 2u * jc->window,
-			 jc->window, jc->max_elems);
+			 "raise EAL -m or lower them", len, 2u * jc->job.window,
+			 jc->job.window, jc->job.max_elems);
 		return -ENOMEM;
 	}
-	ret = optinc_job_init(&j->core, j->mem, len);
+	/* the spec passed optinc_job_cfg_check(), the table its own checks */
+	ret = optinc_job_setup(&j->core, &jc->job, j->table ? &j->table->t : NULL,
+			       j->mem, len);
 	if (ret) {
 		snprintf(why, why_len, "the core refused size=%u window=%u "
-			 "max-elems=%u: %s", jc->size, jc->window,
-			 jc->max_elems, strerror(-ret));
+			 "max-elems=%u: %s", jc->job.size, jc->job.window,
+			 jc->job.max_elems, strerror(-ret));
 		return ret;
 	}
 	return 0;
@@ -142,7 +137,7 @@ int optinc_agg_init(const struct optinc_conf *c)
 		if (!ret && c->jobs[i].up_ip)
 			ret = optinc_uplink_setup(j, why, sizeof(why));
 		if (ret) {
-			OPTINC_LOG(ERR, "job %u: %s", c->jobs[i].id, why);
+			OPTINC_LOG(ERR, "job %u: %s", c->jobs[i].job.id, why);
 			return ret;
 		}
 		if (c->jobs[i].up_ip)
@@ -228,8 +223,8 @@ struct optinc_agg_job *optinc_agg_job_add(const char *spec, char *why,
 	ret = optinc_opts_job_spec(spec, &jc, why, why_len);
 	if (ret)
 		return NULL;
-	if (optinc_agg_find(jc.id)) {
-		snprintf(why, why_len, "job %u exists", jc.id);
+	if (optinc_agg_find(jc.job.id)) {
+		snprintf(why, why_len, "job %u exists", jc.job.id);
 		ret = -EEXIST;
 	} else if (!(j = job_free_entry())) {
 		snprintf(why, why_len, "the switch has %u jobs, the most it "
@@ -242,7 +237,7 @@ struct optinc_agg_job *optinc_agg_job_add(const char *spec, char *why,
 		ret = optinc_uplink_setup(j, why, why_len);
 	/* frames of the new id go to its worker, which serves it once taken */
 	if (!ret)
-		optinc_lcore_set_owner(jc.id, j->worker);
+		optinc_lcore_set_owner(jc.job.id, j->worker);
 	if (!ret && optinc_live_hand_over(j, OPTINC_JOB_OP_ADD)) {
 		snprintf(why, why_len, "the datapath did not take it within "
 			 "%u ms (is optincd stopping?)", OPTINC_JOB_WAIT_MS);
@@ -253,13 +248,13 @@ struct optinc_agg_job *optinc_agg_job_add(const char *spec, char *why,
 		if (j)
 			job_release(j);
 		if (ret != -EEXIST)
-			optinc_lcore_set_owner(jc.id, 0);
+			optinc_lcore_set_owner(jc.job.id, 0);
 		OPTINC_LOG(ERR, "job add '%s': %s", spec, why);
 		return NULL;
 	}
 	j->in_use = true;
 	OPTINC_LOG(INFO, "job %u added: size %u bits %u mode %s window %u "
-		   "max-elems %u lcore %u", jc.id, jc.size, jc.bits,
+		   "max-elems %u lcore %u", jc.job.id, jc.job.size, jc.job.bits,
 		   j->core.mode == OPTINC_MODE_ONN ? "onn" : "exact",
 		   j->core.window, j->core.max_elems,
 		   optinc_workers[j->worker].lcore);

@@ -75,7 +75,7 @@ static void live_table_take(struct optinc_agg_job *j)
 	if (!t)
 		return;
 	OPTINC_LOG(DEBUG, "job %u: the datapath uses table '%s' from now on%s%s",
-		   j->conf.id, t->path, j->table ? ", instead of " : "",
+		   j->conf.job.id, t->path, j->table ? ", instead of " : "",
 		   j->table ? j->table->path : "");
 	j->retired = j->table;
 	j->core.table = &t->t;

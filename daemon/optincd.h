@@ -27,29 +27,20 @@
 #define OPTINC_MAX_FRAME	9216
 #define OPTINC_DEF_MTU		9000
 #define OPTINC_DEF_IDLE_US	100
-#define OPTINC_DEF_WINDOW	64
-#define OPTINC_DEF_MAX_ELEMS	8704
-#define OPTINC_MAX_WINDOW	4096
 /* where `make install` puts the truth tables (daemon/build.mk sets it) */
 #ifndef OPTINC_TABLE_DIR
 #define OPTINC_TABLE_DIR	"/usr/local/share/optinc"
 #endif
 
+/* A --job spec: the core's job configuration, and optincd's own keys. */
 struct optinc_job_conf {
-	uint16_t id;
-	uint16_t size;
-	uint8_t bits;
-	uint8_t mode;		/* OPTINC_MODE_* */
+	struct optinc_job_cfg job;	/* checked by optinc_job_cfg_check() */
 	bool mode_set;		/* mode= given: exact stays exact */
-	uint32_t token;
-	uint16_t window;
-	uint16_t max_elems;
 	char *table;		/* truth-table file (onn mode), or NULL */
 	uint32_t up_ip;		/* cascade: upper switch (net order); 0: none */
 	uint16_t up_port;	/* its UDP port, host order */
 	uint16_t up_job, up_rank;
 	uint32_t up_token;
-	uint16_t fanin;		/* cascade: members' fan-in (second level) */
 };
 
 struct optinc_conf {

@@ -55,37 +55,38 @@ void optinc_agg_table_free(struct optinc_agg_table *t)
 	free(t);
 }
 
+/* The file's own checks (the core's), then the job's: its N, B and fan-in. */
 static int table_check(const struct optinc_agg_job *j,
 			   struct optinc_agg_table *t, size_t len,
 			   char *why, size_t why_len)
 {
 	const struct optinc_table_file_hdr *h = t->buf;
+	const struct optinc_job_cfg *c = &j->conf.job;
+	struct optinc_job_err e;
 	const char *msg = NULL;
 
 	if (optinc_table_parse(t->buf, len, &t->t, &msg)) {
 		snprintf(why, why_len, "%s", msg);
 		return -EINVAL;
 	}
-	if (t->t.members != j->conf.size || t->t.bits != j->conf.bits) {
+	if (!optinc_job_cfg_check(c, &t->t, &e)) {
+		t->wrong = rte_le_to_cpu_32(h->wrong);
+		return 0;
+	}
+	if (e.field == OPTINC_JF_TABLE)
 		snprintf(why, why_len, "made for N=%u B=%u, the job has "
-			 "size=%u bits=%u", t->t.members, t->t.bits,
-			 j->conf.size, j->conf.bits);
-		return -EINVAL;
-	}
-	/* a second level (fanin=N1) looks up cascade tables, and only it */
-	if (t->t.fanin != j->conf.fanin) {
-		if (t->t.fanin)
-			snprintf(why, why_len, "a cascade table (fan-in %u): "
-				 "the job needs fanin=%u", t->t.fanin,
-				 t->t.fanin);
-		else
-			snprintf(why, why_len, "a one-level table: the job "
-				 "(fanin=%u) needs a cascade table (version 2) "
-				 "of fan-in %u", j->conf.fanin, j->conf.fanin);
-		return -EINVAL;
-	}
-	t->wrong = rte_le_to_cpu_32(h->wrong);
-	return 0;
+			 "size=%u bits=%u", t->t.members, t->t.bits, c->size,
+			 c->bits);
+	else if (e.field == OPTINC_JF_FANIN && t->t.fanin)
+		snprintf(why, why_len, "a cascade table (fan-in %u): the job "
+			 "needs fanin=%u", t->t.fanin, t->t.fanin);
+	else if (e.field == OPTINC_JF_FANIN)
+		snprintf(why, why_len, "a one-level table: the job (fanin=%u) "
+			 "needs a cascade table (version 2) of fan-in %u",
+			 c->fanin, c->fanin);
+	else
+		snprintf(why, why_len, "%s", e.msg);
+	return -EINVAL;
 }
 
 /*
@@ -121,21 +122,13 @@ int optinc_agg_table_load(const struct optinc_agg_job *j, const char *path,
 }
 
 /*
- * A job's configured table (j->conf.table), put in use before the job
- * runs. Return: 0, or a negative errno with @why set.
+ * A job's configured table (j->conf.table), loaded before the job is set
+ * up (optinc_job_setup() puts it in use). Return: 0, or a negative errno
+ * with @why set.
  */
 int optinc_agg_job_table(struct optinc_agg_job *j, char *why, size_t why_len)
 {
-	struct optinc_agg_table *t;
-	int ret;
-
-	ret = optinc_agg_table_load(j, j->conf.table, &t, why, why_len);
-	if (ret)
-		return ret;
-	j->table = t;
-	j->core.table = &t->t;
-	j->core.mode = OPTINC_MODE_ONN;
-	return 0;
+	return optinc_agg_table_load(j, j->conf.table, &j->table, why, why_len);
 }
 
 /* Give @t to the lcore; free it when refused, and what it replaced. */
@@ -177,7 +170,7 @@ int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
 	struct optinc_agg_table *t;
 	int ret;
 
-	if (j->conf.mode_set && j->conf.mode == OPTINC_MODE_EXACT) {
+	if (j->conf.mode_set && j->conf.job.mode == OPTINC_MODE_EXACT) {
 		snprintf(why, why_len, "the job was started with mode=exact "
 			 "and takes no table");
 		ret = -EPERM;
@@ -188,10 +181,10 @@ int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
 	}
 	if (ret) {
 		OPTINC_LOG(ERR, "job %u: table '%s': %s; the job keeps its "
-			   "mode and table", j->conf.id, path, why);
+			   "mode and table", j->conf.job.id, path, why);
 		return ret;
 	}
 	OPTINC_LOG(INFO, "job %u: table '%s' installed (%u wrong entries), "
-		   "mode onn", j->conf.id, t->path, t->wrong);
+		   "mode onn", j->conf.job.id, t->path, t->wrong);
 	return 0;
 }

@@ -109,7 +109,7 @@ static int tlm_table(struct rte_tel_data *d, const char *params)
 		return tlm_error(d, "file", "table file missing: "
 				 "/optinc/table,ID,FILE");
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "id", j->conf.id);
+	rte_tel_data_add_dict_u64(d, "id", j->conf.job.id);
 	if (optinc_agg_table_install(j, path, why, sizeof(why))) {
 		rte_tel_data_add_dict_u64(d, "installed", 0);
 		rte_tel_data_add_dict_string(d, "table", path);
@@ -142,7 +142,7 @@ static int tlm_job_add(struct rte_tel_data *d, const char *params)
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "added", j != NULL);
 	if (j)
-		rte_tel_data_add_dict_u64(d, "id", j->conf.id);
+		rte_tel_data_add_dict_u64(d, "id", j->conf.job.id);
 	else
 		rte_tel_data_add_dict_string(d, "error", why);
 	return 0;

@@ -183,9 +183,9 @@ static void tlm_job_common(struct rte_tel_data *d, const struct optinc_agg_job *
 	uint64_t joined = __atomic_load_n(&j->core.joined, __ATOMIC_RELAXED);
 	uint8_t mode = __atomic_load_n(&j->core.mode, __ATOMIC_RELAXED);
 
-	rte_tel_data_add_dict_u64(d, "id", j->conf.id);
-	rte_tel_data_add_dict_u64(d, "size", j->conf.size);
-	rte_tel_data_add_dict_u64(d, "bits", j->conf.bits);
+	rte_tel_data_add_dict_u64(d, "id", j->conf.job.id);
+	rte_tel_data_add_dict_u64(d, "size", j->conf.job.size);
+	rte_tel_data_add_dict_u64(d, "bits", j->conf.job.bits);
 	rte_tel_data_add_dict_string(d, "mode", mode == OPTINC_MODE_ONN ?
 				     "onn" : "exact");
 	rte_tel_data_add_dict_u64(d, "served",
@@ -209,9 +209,9 @@ int optinc_tlm_job(struct rte_tel_data *d, const struct optinc_agg_job *j)
 	tlm_job_common(d, j);
 	rte_tel_data_add_dict_u64(d, "joined_mask",
 				  __atomic_load_n(&j->core.joined, __ATOMIC_RELAXED));
-	rte_tel_data_add_dict_u64(d, "window", j->conf.window);
-	rte_tel_data_add_dict_u64(d, "max_elems", j->conf.max_elems);
-	rte_tel_data_add_dict_u64(d, "token_set", j->conf.token != 0);
+	rte_tel_data_add_dict_u64(d, "window", j->conf.job.window);
+	rte_tel_data_add_dict_u64(d, "max_elems", j->conf.job.max_elems);
+	rte_tel_data_add_dict_u64(d, "token_set", j->conf.job.token != 0);
 	rte_tel_data_add_dict_string(d, "table", t ? t->path : "");
 	rte_tel_data_add_dict_u64(d, "table_wrong", t ? t->wrong : 0);
 	TLM_U64(d, s, resends);
@@ -245,7 +245,7 @@ int optinc_tlm_jobs(struct rte_tel_data *d)
 		rte_tel_data_start_dict(c);
 		tlm_job_common(c, j);
 		rte_tel_data_add_dict_u64(c, "drops", tlm_drop_sum(j->stats.drops));
-		snprintf(key, sizeof(key), "%u", j->conf.id);
+		snprintf(key, sizeof(key), "%u", j->conf.job.id);
 		rte_tel_data_add_dict_container(d, key, c, 0);
 	}
 	return 0;
@@ -289,7 +289,7 @@ int optinc_tlm_members(struct rte_tel_data *d, const struct optinc_agg_job *j)
 	uint16_t r;
 
 	rte_tel_data_start_dict(d);
-	for (r = 0; r < j->conf.size; r++) {
+	for (r = 0; r < j->conf.job.size; r++) {
 		m = tlm_member(j, r, joined);
 		if (!m)
 			return -ENOMEM;

@@ -114,14 +114,14 @@ int optinc_uplink_setup(struct optinc_agg_job *j, char *why, size_t why_len)
 	j->core.up = &u->core;
 	if (j->core.max_elems > max) {
 		OPTINC_LOG_UPLINK(NOTICE, "job %u: max-elems %u -> %u, so that "
-				  "its upstream frames fit the MTU", jc->id,
+				  "its upstream frames fit the MTU", jc->job.id,
 				  j->core.max_elems, max);
 		j->core.max_elems = max;
-		j->conf.max_elems = max;
+		j->conf.job.max_elems = max;
 	}
 	inet_ntop(AF_INET, &jc->up_ip, ip, sizeof(ip));
 	OPTINC_LOG_UPLINK(INFO, "job %u: uplink to %s:%u, job %u rank %u",
-			  jc->id, ip, jc->up_port, jc->up_job, jc->up_rank);
+			  jc->job.id, ip, jc->up_port, jc->up_job, jc->up_rank);
 	return 0;
 }
 
@@ -358,7 +358,7 @@ static void uplink_refused(struct uplink *u, const char *why, unsigned int v)
 {
 	if (!u->refused)
 		OPTINC_LOG_UPLINK(ERR, "job %u: upper switch job %u: %s %u",
-				  u->j->conf.id, u->core.job, why, v);
+				  u->j->conf.job.id, u->core.job, why, v);
 	u->refused = true;
 }
 
@@ -376,7 +376,7 @@ static void uplink_ack(const struct optinc_sw *sw, struct uplink *u,
 		return;
 	u->complete = true;
 	OPTINC_LOG_UPLINK(DEBUG, "job %u: rank %u of upper job %u, which has "
-			  "all its %u members now (window %u)", u->j->conf.id,
+			  "all its %u members now (window %u)", u->j->conf.job.id,
 			  u->core.rank, u->core.job, msg->size, u->core.window);
 	if (optinc_job_complete(&u->j->core))
 		optinc_sw_acks(sw, &u->j->core);

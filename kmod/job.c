@@ -37,11 +37,24 @@ static void job_free(struct optinc_kjob *job)
 	kfree(job);
 }
 
-static int job_check(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cfg,
+/*
+ * The core decides what makes a job (lib/core/job_cfg.c); its messages are
+ * static strings, so extack may point at them as NL_SET_ERR_MSG() points
+ * at a literal. What only optinc.ko limits is checked here.
+ */
+static int job_check(struct optinc_kswitch *sw, const struct optinc_job_cfg *cfg,
 		     struct optinc_ktable *t, struct netlink_ext_ack *extack)
 {
-	if (cfg->bits != 8 && cfg->bits != 16) {
-		NL_SET_ERR_MSG(extack, "job-bits must be 8 or 16");
+	struct optinc_job_err e;
+
+	if (cfg->fanin) {
+		NL_SET_ERR_MSG(extack, "optinc.ko has no second-level (fanin) jobs");
+		return -EOPNOTSUPP;
+	}
+	if (optinc_job_cfg_check(cfg, cfg->mode == OPTINC_MODE_ONN && t ?
+				 &t->t : NULL, &e)) {
+		if (extack)
+			extack->_msg = e.msg;
 		return -EINVAL;
 	}
 	if (optinc_job_mem(cfg->window, cfg->max_elems) > OPTINC_KJOB_MEM_MAX) {
@@ -49,26 +62,15 @@ static int job_check(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cf
 			       "job-window * job-max-elems needs more than 256 MiB");
 		return -E2BIG;
 	}
-	if (cfg->mode != OPTINC_NL_MODE_ONN)
-		return 0;
-	if (cfg->bits != 8) {
-		NL_SET_ERR_MSG(extack, "mode onn works on 8-bit values only");
-		return -EINVAL;
-	}
-	if (!t) {
+	if (cfg->mode == OPTINC_MODE_ONN && !t) {
 		NL_SET_ERR_MSG(extack,
 			       "mode onn needs a truth table: load one for this job id first");
 		return -ENOENT;
 	}
-	if (t->t.members != cfg->size) {
-		NL_SET_ERR_MSG(extack,
-			       "the truth table is for another number of members");
-		return -EINVAL;
-	}
 	return 0;
 }
 
-static struct optinc_kjob *job_alloc(const struct optinc_kjob_cfg *cfg,
+static struct optinc_kjob *job_alloc(const struct optinc_job_cfg *cfg,
 				     struct optinc_ktable *t)
 {
 	u64 len = optinc_job_mem(cfg->window, cfg->max_elems);
@@ -80,22 +82,15 @@ static struct optinc_kjob *job_alloc(const struct optinc_kjob_cfg *cfg,
 	spin_lock_init(&job->lock);
 	optinc_bind_init(&job->bind);
 	job->cfg = *cfg;
-	job->core.id = cfg->id;
-	job->core.size = cfg->size;
-	job->core.token = cfg->token;
-	job->core.window = cfg->window;
-	job->core.max_elems = cfg->max_elems;
-	job->core.mode = cfg->mode == OPTINC_NL_MODE_ONN ? OPTINC_MODE_ONN :
-							   OPTINC_MODE_EXACT;
-	if (job->core.mode == OPTINC_MODE_ONN) {
+	if (cfg->mode == OPTINC_MODE_ONN) {
 		kref_get(&t->ref);
 		job->table = t;
-		job->core.table = &t->t;
 	}
 	job->stats = optinc_stats_alloc();
 	job->mem = kvzalloc(len, GFP_KERNEL);
 	if (!job->stats || !job->mem ||
-	    optinc_job_init(&job->core, job->mem, len)) {
+	    optinc_job_setup(&job->core, cfg, job->table ? &job->table->t : NULL,
+			     job->mem, len)) {
 		job_free(job);
 		return NULL;
 	}
@@ -133,7 +128,7 @@ static int job_install(struct optinc_kswitch *sw, struct optinc_kjob *job)
  *
  * Return: 0, or a negative errno.
  */
-int optinc_job_set(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cfg,
+int optinc_job_set(struct optinc_kswitch *sw, const struct optinc_job_cfg *cfg,
 		   struct netlink_ext_ack *extack)
 {
 	struct optinc_ktable *t = xa_load(&sw->tables, cfg->id);
@@ -202,7 +197,7 @@ int optinc_job_retable(struct optinc_kswitch *sw, u16 id,
 	struct optinc_kjob *job = xa_load(&sw->jobs, id), *fresh;
 
 	ASSERT_RTNL();
-	if (!job || job->cfg.mode != OPTINC_NL_MODE_ONN)
+	if (!job || job->cfg.mode != OPTINC_MODE_ONN)
 		return 0;
 	fresh = job_alloc(&job->cfg, t);
 	if (!fresh) {

@@ -96,7 +96,7 @@ int optinc_nl_switch_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 /* The device named by ifindex or ifname, in the request's namespace. */
 static int nl_fill_job_cfg(struct sk_buff *skb, struct optinc_kjob *job)
 {
-	const struct optinc_kjob_cfg *c = &job->cfg;
+	const struct optinc_job_cfg *c = &job->cfg;
 
 	if (nla_put_u16(skb, OPTINC_JOB_A_ID, c->id) ||
 	    nla_put_u16(skb, OPTINC_JOB_A_SIZE, c->size) ||

@@ -35,16 +35,11 @@ struct optinc_ktable {
 };
 
 /* The settings of a job, as optincctl and optincd name them. */
-struct optinc_kjob_cfg {
-	u16	id, size, window, max_elems;
-	u8	bits, mode;
-	u32	token;
-};
 
 struct optinc_kjob {
 	spinlock_t	lock;	/* serialises optinc_job_rx() and slot reads */
 	struct optinc_job core;
-	struct optinc_kjob_cfg cfg;
+	struct optinc_job_cfg cfg;	/* the core's, checked there */
 	struct optinc_ktable *table;
 	struct optinc_bind bind;	/* port security, under @lock; ports are ifindexes */
 	void		*mem;	/* the slots, optinc_job_mem() bytes */
@@ -150,7 +145,7 @@ bool optinc_host_arp_spoof(struct optinc_kport *port, struct sk_buff *skb);
 bool optinc_host_icmp(struct optinc_kport *port, struct sk_buff *skb);
 
 /* job.c */
-int optinc_job_set(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cfg,
+int optinc_job_set(struct optinc_kswitch *sw, const struct optinc_job_cfg *cfg,
 		   struct netlink_ext_ack *extack);
 int optinc_job_del(struct optinc_kswitch *sw, u16 id);
 void optinc_jobs_destroy(struct optinc_kswitch *sw);

@@ -18,7 +18,8 @@ $(KSFT_HDR):
 	@touch $@
 
 UNIT_TESTS := test_wire test_reduce test_agg test_quant test_quant_isa \
-	      test_table test_cascade test_bind test_ratelimit test_switch
+	      test_table test_cascade test_bind test_ratelimit test_switch \
+	      test_job_cfg
 UNIT_BINS := $(UNIT_TESTS:%=$(O)/selftests/unit/%)
 UNIT_OBJS := $(UNIT_TESTS:%=$(O)/selftests/unit/%.o)
 
