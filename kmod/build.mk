@@ -12,7 +12,7 @@
 
 KMOD_HDRS_PKG := linux-headers-amd64
 KMOD_CORE := frame reduce pam4 table agg reply cascade bind ratelimit switch \
-	     uplink
+	     uplink upstate
 KMOD_SRCS := $(wildcard kmod/*.c kmod/*.h) $(KMOD_CORE:%=lib/core/%.c) \
 	     lib/core/compat.h
 KMOD_DEPS := Kbuild $(KMOD_SRCS) include/optinc/core.h include/optinc/bind.h include/optinc/ratelimit.h include/optinc/switch.h \
