@@ -4,10 +4,12 @@
  * runs under RTNL; a job is replaced as a whole and the old one freed once
  * the datapath is done with it.
  */
+#include <linux/in.h>
 #include <linux/mm.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
+#include <optinc/switch.h>
 #include "optinc_kmod.h"
 
 /*
@@ -37,6 +39,37 @@ static void job_free(struct optinc_kjob *job)
 	kfree(job);
 }
 
+/* A first level's uplink (job-up-*) or a second level's fan-in, or neither. */
+static int job_check_cascade(struct optinc_kswitch *sw,
+			     const struct optinc_kjob_cfg *cfg,
+			     struct netlink_ext_ack *extack)
+{
+	__be32 ip = cfg->up_ip;
+
+	if (!ip && cfg->up_job) {
+		NL_SET_ERR_MSG(extack, "job-up-job needs job-up-addr");
+		return -EINVAL;
+	}
+	if (!ip)
+		return 0;
+	if (!cfg->up_job) {
+		NL_SET_ERR_MSG(extack, "job-up-addr needs job-up-job");
+		return -EINVAL;
+	}
+	if (ipv4_is_zeronet(ip) || ipv4_is_multicast(ip) ||
+	    ipv4_is_lbcast(ip) || ipv4_is_loopback(ip) || ip == sw->ep.ip) {
+		NL_SET_ERR_MSG(extack,
+			       "job-up-addr must be another switch's unicast address");
+		return -EINVAL;
+	}
+	if (cfg->fanin) {
+		NL_SET_ERR_MSG(extack,
+			       "a job is a first level (job-up-addr) or a second (job-fanin), not both");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int job_check(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cfg,
 		     struct optinc_ktable *t, struct netlink_ext_ack *extack)
 {
@@ -49,6 +82,8 @@ static int job_check(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cf
 			       "job-window * job-max-elems needs more than 256 MiB");
 		return -E2BIG;
 	}
+	if (job_check_cascade(sw, cfg, extack))
+		return -EINVAL;
 	if (cfg->mode != OPTINC_NL_MODE_ONN)
 		return 0;
 	if (cfg->bits != 8) {
@@ -65,14 +100,58 @@ static int job_check(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cf
 			       "the truth table is for another number of members");
 		return -EINVAL;
 	}
+	/* a second level looks up cascade tables, and only it */
+	if (t->t.fanin != cfg->fanin) {
+		if (t->t.fanin)
+			NL_SET_ERR_MSG(extack,
+				       "a cascade truth table: the job needs job-fanin of its fan-in");
+		else
+			NL_SET_ERR_MSG(extack,
+				       "a second level (job-fanin) needs a cascade truth table of its fan-in");
+		return -EINVAL;
+	}
 	return 0;
 }
 
-static struct optinc_kjob *job_alloc(const struct optinc_kjob_cfg *cfg,
+/*
+ * A first level's slots hold no more than its upstream frames (4 bytes per
+ * value) carry through the smallest MTU of the switch's ports now (1500
+ * without ports); a port added later with a smaller MTU counts tx-errors.
+ */
+static u16 job_up_max_elems(struct optinc_kswitch *sw, u16 max_elems)
+{
+	struct optinc_kport *port;
+	u32 mtu = ETH_DATA_LEN;
+	u16 up_max;
+
+	ASSERT_RTNL();
+	if (sw->nports)
+		mtu = U32_MAX;
+	list_for_each_entry(port, &sw->ports, node)
+		mtu = min(mtu, port->dev->mtu);
+	up_max = optinc_up_max_elems(mtu);
+	if (max_elems > up_max)
+		pr_info("optinc: %s: job: max-elems %u -> %u, so that its upstream frames fit the MTU (%u)\n",
+			sw->name, max_elems, up_max, mtu);
+	return min(max_elems, up_max);
+}
+
+/* The uplink of a first-level job, from the switch's address and @cfg. */
+static void job_up_init(struct optinc_kswitch *sw, struct optinc_kjob *job)
+{
+	const struct optinc_kjob_cfg *c = &job->cfg;
+
+	optinc_up_init(&job->up, &sw->ep, c->up_ip, htons(c->up_port),
+		       c->up_job, c->up_rank, c->up_token);
+	job->core.up = &job->up;
+}
+
+static struct optinc_kjob *job_alloc(struct optinc_kswitch *sw,
+				     const struct optinc_kjob_cfg *cfg,
 				     struct optinc_ktable *t)
 {
-	u64 len = optinc_job_mem(cfg->window, cfg->max_elems);
 	struct optinc_kjob *job;
+	u64 len;
 
 	job = kzalloc(sizeof(*job), GFP_KERNEL);
 	if (!job)
@@ -80,11 +159,17 @@ static struct optinc_kjob *job_alloc(const struct optinc_kjob_cfg *cfg,
 	spin_lock_init(&job->lock);
 	optinc_bind_init(&job->bind);
 	job->cfg = *cfg;
+	if (cfg->up_ip)
+		job->cfg.max_elems = job_up_max_elems(sw, cfg->max_elems);
+	len = optinc_job_mem(job->cfg.window, job->cfg.max_elems);
 	job->core.id = cfg->id;
 	job->core.size = cfg->size;
 	job->core.token = cfg->token;
 	job->core.window = cfg->window;
-	job->core.max_elems = cfg->max_elems;
+	job->core.max_elems = job->cfg.max_elems;
+	job->core.fanin = cfg->fanin;
+	if (cfg->up_ip)
+		job_up_init(sw, job);
 	job->core.mode = cfg->mode == OPTINC_NL_MODE_ONN ? OPTINC_MODE_ONN :
 							   OPTINC_MODE_EXACT;
 	if (job->core.mode == OPTINC_MODE_ONN) {
@@ -102,6 +187,21 @@ static struct optinc_kjob *job_alloc(const struct optinc_kjob_cfg *cfg,
 	return job;
 }
 
+/*
+ * How many jobs have an uplink: the datapath looks for an upper switch's
+ * answers only where some job has one. @in replaced @out (either NULL).
+ */
+static void job_count_uplinks(struct optinc_kswitch *sw,
+			      const struct optinc_kjob *in,
+			      const struct optinc_kjob *out)
+{
+	unsigned int n = sw->nuplinks;
+
+	n += in && in->core.up;
+	n -= out && out->core.up;
+	WRITE_ONCE(sw->nuplinks, n);
+}
+
 /* Put @job in place of whatever job has its id; free the old one. */
 static int job_install(struct optinc_kswitch *sw, struct optinc_kjob *job)
 {
@@ -112,6 +212,7 @@ static int job_install(struct optinc_kswitch *sw, struct optinc_kjob *job)
 		job_free(job);
 		return xa_err(old);
 	}
+	job_count_uplinks(sw, job, old);
 	if (!old) {
 		sw->njobs++;
 		return 0;
@@ -148,7 +249,7 @@ int optinc_job_set(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cfg,
 		NL_SET_ERR_MSG(extack, "switch has the most jobs it can have");
 		return -ENOSPC;
 	}
-	job = job_alloc(cfg, t);
+	job = job_alloc(sw, cfg, t);
 	if (!job) {
 		NL_SET_ERR_MSG(extack, "no memory for the job's slots");
 		return -ENOMEM;
@@ -167,6 +268,7 @@ int optinc_job_del(struct optinc_kswitch *sw, u16 id)
 	if (!job)
 		return -ENOENT;
 	sw->njobs--;
+	job_count_uplinks(sw, NULL, job);
 	synchronize_net();
 	job_unpin(sw, job);
 	job_free(job);
@@ -204,7 +306,7 @@ int optinc_job_retable(struct optinc_kswitch *sw, u16 id,
 	ASSERT_RTNL();
 	if (!job || job->cfg.mode != OPTINC_NL_MODE_ONN)
 		return 0;
-	fresh = job_alloc(&job->cfg, t);
+	fresh = job_alloc(sw, &job->cfg, t);
 	if (!fresh) {
 		NL_SET_ERR_MSG(extack, "no memory to restart the job on the new table");
 		return -ENOMEM;

@@ -192,6 +192,13 @@ int optinc_nl_job_set_doit(struct sk_buff *skb, struct genl_info *info)
 	cfg.window = nl_get_u(tb[OPTINC_A_JOB_WINDOW], NL_WINDOW_DEFAULT, 16);
 	cfg.max_elems = nl_get_u(tb[OPTINC_A_JOB_MAX_ELEMS],
 				 NL_MAX_ELEMS_DEFAULT, 16);
+	cfg.fanin = nl_get_u(tb[OPTINC_A_JOB_FANIN], 0, 16);
+	cfg.up_ip = tb[OPTINC_A_JOB_UP_ADDR] ?
+		    nla_get_in_addr(tb[OPTINC_A_JOB_UP_ADDR]) : 0;
+	cfg.up_port = nl_get_u(tb[OPTINC_A_JOB_UP_UDP_PORT], OPTINC_UDP_PORT, 16);
+	cfg.up_job = nl_get_u(tb[OPTINC_A_JOB_UP_JOB], 0, 16);
+	cfg.up_rank = nl_get_u(tb[OPTINC_A_JOB_UP_RANK], 0, 16);
+	cfg.up_token = nl_get_u(tb[OPTINC_A_JOB_UP_TOKEN], 0, 32);
 	rtnl_lock();
 	sw = optinc_nl_switch(info);
 	if (sw)

@@ -108,6 +108,14 @@ static int nl_fill_job_cfg(struct sk_buff *skb, struct optinc_kjob *job)
 	    nla_put_u64_64bit(skb, OPTINC_JOB_A_JOINED, optinc_job_joined(job),
 			      OPTINC_JOB_A_PAD))
 		return -EMSGSIZE;
+	if (c->fanin && nla_put_u16(skb, OPTINC_JOB_A_FANIN, c->fanin))
+		return -EMSGSIZE;
+	if (c->up_ip &&
+	    (nla_put_in_addr(skb, OPTINC_JOB_A_UP_ADDR, c->up_ip) ||
+	     nla_put_u16(skb, OPTINC_JOB_A_UP_UDP_PORT, c->up_port) ||
+	     nla_put_u16(skb, OPTINC_JOB_A_UP_JOB, c->up_job) ||
+	     nla_put_u16(skb, OPTINC_JOB_A_UP_RANK, c->up_rank)))
+		return -EMSGSIZE;
 	if (!job->table)
 		return 0;
 	if (nla_put_u16(skb, OPTINC_JOB_A_TABLE_MEMBERS, job->table->t.members) ||

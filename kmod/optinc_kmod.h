@@ -39,6 +39,10 @@ struct optinc_kjob_cfg {
 	u16	id, size, window, max_elems;
 	u8	bits, mode;
 	u32	token;
+	u16	fanin;		/* a cascade's second level; 0: not one */
+	__be32	up_ip;		/* a first level's upper switch; 0: none */
+	u16	up_port, up_job, up_rank;	/* host order */
+	u32	up_token;
 };
 
 struct optinc_kjob {
@@ -49,6 +53,7 @@ struct optinc_kjob {
 	struct optinc_bind bind;	/* port security, under @lock; ports are ifindexes */
 	void		*mem;	/* the slots, optinc_job_mem() bytes */
 	struct optinc_kstats __percpu *stats;
+	struct optinc_uplink up;	/* core.up with cfg.up_ip, under @lock */
 };
 
 struct optinc_kswitch;
@@ -87,6 +92,7 @@ struct optinc_kswitch {
 	unsigned int	nports;
 	struct xarray	jobs;	/* id -> struct optinc_kjob */
 	unsigned int	njobs;
+	unsigned int	nuplinks;	/* jobs with an uplink; RTNL writes */
 	struct xarray	tables;	/* id -> struct optinc_ktable, RTNL */
 	struct optinc_tstage stage;
 	spinlock_t	fdb_lock;	/* FDB writers */
@@ -146,6 +152,9 @@ struct sk_buff *optinc_tx_alloc(u32 len, struct optinc_kport *out);
 
 /* host.c */
 bool optinc_host_arp(struct optinc_kport *port, struct sk_buff *skb);
+bool optinc_host_arp_reply(struct optinc_kport *port, struct sk_buff *skb);
+struct sk_buff *optinc_host_arp_request(struct optinc_kport *port,
+					const struct optinc_uplink *up);
 bool optinc_host_arp_spoof(struct optinc_kport *port, struct sk_buff *skb);
 bool optinc_host_icmp(struct optinc_kport *port, struct sk_buff *skb);
 

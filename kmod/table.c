@@ -79,16 +79,14 @@ static int table_install(struct optinc_kswitch *sw, struct optinc_tstage *st,
 		kfree(t);
 		return err;
 	}
-	if (t->t.fanin) {
-		NL_SET_ERR_MSG(extack,
-			       "a cascade (version 2) table: optinc.ko has no second-level jobs");
-		kfree(t);
-		return -EINVAL;
-	}
 	if (job && job->cfg.mode == OPTINC_NL_MODE_ONN &&
-	    t->t.members != job->cfg.size) {
-		NL_SET_ERR_MSG(extack,
-			       "the truth table is for another number of members than the job");
+	    (t->t.members != job->cfg.size || t->t.fanin != job->cfg.fanin)) {
+		if (t->t.members != job->cfg.size)
+			NL_SET_ERR_MSG(extack,
+				       "the truth table is for another number of members than the job");
+		else
+			NL_SET_ERR_MSG(extack,
+				       "the job's job-fanin and the table's fan-in (0: not a cascade table) differ");
 		kfree(t);
 		return -EINVAL;
 	}
