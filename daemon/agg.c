@@ -13,6 +13,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <rte_cycles.h>
+#include <rte_random.h>
 #include "optincd.h"
 
 static const struct optinc_conf *agg_conf;
@@ -92,6 +93,32 @@ static void agg_count_tx(struct optinc_agg_job *j, enum optinc_sw_event ev,
 		OPTINC_STAT_INC(*(j ? &j->stats.nacks : &optinc_sw()->nacks));
 }
 
+/* A first-level job's uplink (lib/core/upstate.c): counted, and some logged. */
+static void agg_count_up(struct optinc_agg_job *j, enum optinc_sw_event ev,
+			 uint32_t arg)
+{
+	switch (ev) {
+	case OPTINC_SW_UP_SENT:
+		OPTINC_STAT_INC(j->stats.up_frames_out);
+		break;
+	case OPTINC_SW_UP_RESENT:
+		OPTINC_STAT_INC(j->stats.up_resends);
+		break;
+	case OPTINC_SW_UP_HINTED:
+		OPTINC_STAT_ADD(j->stats.up_hinted, arg);
+		break;
+	case OPTINC_SW_UP_RESULT:
+		OPTINC_STAT_INC(j->stats.up_results_in);
+		break;
+	case OPTINC_SW_UP_RESULT_AGAIN:
+		OPTINC_STAT_INC(j->stats.up_results_dup);
+		break;
+	default:
+		optinc_uplink_log(j, ev, arg);
+		break;
+	}
+}
+
 /* The rules' events, on optincd's counters (stats.h); ctx->seen: unserved. */
 static void agg_count(void *dp, struct optinc_job *core,
 		      const struct optinc_sw_msg *in, enum optinc_sw_event ev,
@@ -130,6 +157,9 @@ static void agg_count(void *dp, struct optinc_job *core,
 		return;
 	case OPTINC_SW_ABSORBED:
 		return;
+	default:
+		agg_count_up(j, ev, arg);
+		return;
 	}
 	OPTINC_STAT_INC(ps->rx_dropped);	/* every dropped frame, once */
 }
@@ -139,6 +169,8 @@ static uint16_t agg_out_port(const struct optinc_agg_ctx *ctx,
 			     struct optinc_job *core,
 			     const struct optinc_sw_msg *in, int rank)
 {
+	if (rank == OPTINC_SW_TO_UP)
+		return optinc_uplink_port(agg_job(core), ctx->now);
 	return rank < 0 ? (uint16_t)in->port :
 	       optinc_tx_member_port(agg_job(core), (uint16_t)rank, ctx->now);
 }
@@ -181,15 +213,21 @@ static int agg_limited(void *dp, struct optinc_job *core,
 			    in->src, ctx->now) == OPTINC_RL_LIMITED;
 }
 
-static int agg_up_joined(void *dp, struct optinc_job *core, uint16_t rank)
+/* Cascade: where is a first-level job's upper switch? */
+static int agg_up_arp(void *dp, struct optinc_job *core)
 {
-	return optinc_uplink_joined(dp, agg_job(core), rank);
+	optinc_uplink_arp_request(core->up);
+	return 0;
 }
 
-static void agg_up_forward(void *dp, struct optinc_job *core,
-			   struct optinc_slot *s)
+static uint32_t agg_random(void *dp)
 {
-	optinc_uplink_forward(dp, agg_job(core), s);
+	return (uint32_t)rte_rand();
+}
+
+static __u64 agg_clock_ms(void *dp)
+{
+	return ((struct optinc_agg_ctx *)dp)->now / (rte_get_tsc_hz() / 1000);
 }
 
 /* Debug (optinc.agg): an accepted JOIN, with how many have joined. */
@@ -241,8 +279,9 @@ static const struct optinc_sw_ops agg_ops = {
 	.pin = agg_pin,
 	.limited = agg_limited,
 	.results = agg_results,
-	.up_joined = agg_up_joined,
-	.up_forward = agg_up_forward,
+	.up_arp = agg_up_arp,
+	.random = agg_random,
+	.clock_ms = agg_clock_ms,
 };
 
 /* optincd as lib/core/switch.c sees it, for one poll round at @now. */
@@ -282,7 +321,7 @@ void optinc_agg_input(struct rte_mbuf *m, uint16_t port,
 	optinc_agg_switch(&sw, &ctx, now);
 	why = optinc_msg_parse(frame + l->l4_off, l->l4_len, &msg);
 	if (why == OPTINC_DROP_NONE && !spoofed &&
-	    optinc_uplink_input(&sw, &msg, l, port)) {
+	    optinc_uplink_input(&sw, &in)) {
 		rte_pktmbuf_free(m);
 		return;
 	}

@@ -341,12 +341,11 @@ int optinc_uplink_setup(struct optinc_agg_job *j, char *why, size_t why_len);
 void optinc_uplink_attach(struct optinc_agg_job *j);
 void optinc_uplink_detach(struct optinc_agg_job *j);
 bool optinc_uplink_input(const struct optinc_sw *sw,
-			 const struct optinc_msg *msg,
-			 const struct optinc_l2l4 *l, uint16_t port);
-bool optinc_uplink_joined(struct optinc_agg_ctx *ctx, struct optinc_agg_job *j,
-			  uint16_t rank);
-void optinc_uplink_forward(struct optinc_agg_ctx *ctx, struct optinc_agg_job *j,
-			   struct optinc_slot *s);
+			 const struct optinc_sw_msg *in);
+void optinc_uplink_arp_request(const struct optinc_uplink *up);
+uint16_t optinc_uplink_port(const struct optinc_agg_job *j, uint64_t now);
+void optinc_uplink_log(const struct optinc_agg_job *j, enum optinc_sw_event ev,
+		       uint32_t arg);
 bool optinc_uplink_arp(const struct rte_arp_hdr *a, uint16_t port);
 
 /* datapath.c */

@@ -6,9 +6,14 @@
  * bound member's MAC in the FDB, to apply the port's rate limit and to
  * queue the frames they decide on; the queue is sent once the lock is
  * dropped (tx.c). Port security (lib/core/bind.c) keys ports by ifindex.
+ * A first-level job's uplink runs the same way (lib/core/upstate.c): its
+ * frames to the upper switch go where the FDB learnt it (flooded until
+ * then), and the upper switch's answers are taken before the job lookup.
  */
 #include <linux/etherdevice.h>
+#include <linux/random.h>
 #include <linux/skbuff.h>
+#include <linux/timekeeping.h>
 #include <optinc/switch.h>
 #include "optinc_kmod.h"
 
@@ -49,7 +54,9 @@ static int agg_alloc(void *dp, struct optinc_job *core,
 	struct optinc_kport *out = ctx->in;
 	struct sk_buff *skb;
 
-	if (rank >= 0 && agg_member_out(ctx->sw, agg_job(core), rank, &out))
+	if (rank == OPTINC_SW_TO_UP)
+		out = NULL;	/* where the FDB learnt the upper switch */
+	else if (rank >= 0 && agg_member_out(ctx->sw, agg_job(core), rank, &out))
 		return -ENODEV;
 	skb = optinc_tx_alloc(len, out);
 	if (!skb)
@@ -101,6 +108,29 @@ static void agg_count_tx(struct optinc_kport *in, struct optinc_kjob *job,
 		optinc_count(job->stats, idx, 1);
 }
 
+/* A first-level job's uplink (lib/core/upstate.c): counted, refusals logged. */
+static void agg_count_up(struct optinc_kswitch *sw, struct optinc_kjob *job,
+			 enum optinc_sw_event ev, u32 arg)
+{
+	static const u8 idx[OPTINC_SW_NR_EVENTS] = {
+		[OPTINC_SW_UP_SENT] = OPTINC_STATS_A_UP_FRAMES_OUT,
+		[OPTINC_SW_UP_RESENT] = OPTINC_STATS_A_UP_RESENDS,
+		[OPTINC_SW_UP_HINTED] = OPTINC_STATS_A_UP_HINTED,
+		[OPTINC_SW_UP_RESULT] = OPTINC_STATS_A_UP_RESULTS_IN,
+		[OPTINC_SW_UP_RESULT_AGAIN] = OPTINC_STATS_A_UP_RESULTS_DUP,
+	};
+
+	if (idx[ev])
+		optinc_count(job->stats, idx[ev],
+			     ev == OPTINC_SW_UP_HINTED ? arg : 1);
+	else if (ev == OPTINC_SW_UP_NACKED)
+		net_warn_ratelimited("optinc: %s: job %u: upper switch job %u refused the JOIN, reason %u\n",
+				     sw->name, job->cfg.job.id, job->up.job, arg);
+	else if (ev == OPTINC_SW_UP_WINDOW)
+		net_warn_ratelimited("optinc: %s: job %u: upper switch job %u has a window smaller than this job's: %u\n",
+				     sw->name, job->cfg.job.id, job->up.job, arg);
+}
+
 /* The rules' events, on the port's and job's counters (uapi). */
 static void agg_count(void *dp, struct optinc_job *core,
 		      const struct optinc_sw_msg *in, enum optinc_sw_event ev,
@@ -142,6 +172,9 @@ static void agg_count(void *dp, struct optinc_job *core,
 	case OPTINC_SW_TX_ERROR:
 		agg_count_tx(ctx->in, job, ev, arg);
 		break;
+	default:
+		agg_count_up(ctx->sw, job, ev, arg);
+		break;
 	}
 }
 
@@ -180,12 +213,34 @@ static void agg_pin(void *dp, struct optinc_job *core,
 		optinc_fdb_unpin(sw, old->mac,
 				 optinc_port_by_ifindex(sw, old_if));
 		net_info_ratelimited("optinc: %s: job %u: rank %u moved from ifindex %u (%pM) to %s (%pM): rebound\n",
-				     sw->name, agg_job(core)->cfg.id,
+				     sw->name, agg_job(core)->cfg.job.id,
 				     in->m->rank, old_if, old->mac,
 				     ctx->in->dev->name, in->src->mac);
 	}
 	if (optinc_fdb_pin(sw, in->src->mac, ctx->in))
 		optinc_count(ctx->in->stats, OPTINC_STATS_A_TX_ERRORS, 1);
+}
+
+/* Cascade: where is the upper switch? Asked on every port (tx.c floods). */
+static int agg_up_arp(void *dp, struct optinc_job *core)
+{
+	struct agg_ctx *ctx = dp;
+	struct sk_buff *skb = optinc_host_arp_request(ctx->in, core->up);
+
+	if (!skb)
+		return -ENOMEM;
+	__skb_queue_tail(&ctx->q, skb);
+	return 0;
+}
+
+static u32 agg_random(void *dp)
+{
+	return get_random_u32();
+}
+
+static u64 agg_clock_ms(void *dp)
+{
+	return ktime_to_ms(ktime_get());
 }
 
 static const struct optinc_sw_ops agg_ops = {
@@ -194,7 +249,33 @@ static const struct optinc_sw_ops agg_ops = {
 	.count = agg_count,
 	.pin = agg_pin,
 	.limited = agg_limited,
+	.up_arp = agg_up_arp,
+	.random = agg_random,
+	.clock_ms = agg_clock_ms,
 };
+
+/*
+ * An upper switch's answer to one of the switch's first-level jobs? Then
+ * it is that job's, taken under its lock. Return: true when taken.
+ */
+static bool agg_up_input(const struct optinc_sw *sw, struct optinc_kswitch *ksw,
+			 const struct optinc_sw_msg *in)
+{
+	struct optinc_kjob *job;
+	unsigned long id;
+
+	if (!READ_ONCE(ksw->nuplinks))
+		return false;
+	xa_for_each(&ksw->jobs, id, job) {
+		if (!optinc_up_match(&job->core, in->m, in->src))
+			continue;
+		spin_lock(&job->lock);
+		optinc_up_input(sw, &job->core, in);
+		spin_unlock(&job->lock);
+		return true;
+	}
+	return false;
+}
 
 /**
  * optinc_agg_msg() - an OptINC message to the switch; consumes @skb
@@ -222,6 +303,12 @@ void optinc_agg_msg(struct optinc_kport *port, struct sk_buff *skb,
 	__skb_queue_head_init(&ctx.q);
 	in.m = &m;
 	why = optinc_msg_parse(skb->data + l4->l4_off, l4->l4_len, &m);
+	if (why == OPTINC_DROP_NONE && !spoofed &&
+	    agg_up_input(&sw, port->sw, &in)) {
+		optinc_tx_queue(port->sw, &ctx.q);
+		consume_skb(skb);
+		return;
+	}
 	if (why == OPTINC_DROP_NONE)
 		job = xa_load(&port->sw->jobs, m.job);
 	if (!job) {

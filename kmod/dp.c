@@ -116,7 +116,8 @@ rx_handler_result_t optinc_dp_handle_frame(struct sk_buff **pskb)
 	spoofed = optinc_fdb_learn(port->sw, eth_hdr(skb)->h_source, port) == -EPERM;
 	if (skb->protocol == htons(ETH_P_ARP) &&
 	    (optinc_host_arp_spoof(port, skb) ||
-	     (!spoofed && optinc_host_arp(port, skb))))
+	     (!spoofed && (optinc_host_arp(port, skb) ||
+			   optinc_host_arp_reply(port, skb)))))
 		return RX_HANDLER_CONSUMED;
 	if (skb->protocol == htons(ETH_P_IP) && !skb_vlan_tag_present(skb) &&
 	    (dp_optinc(port, skb, spoofed) ||

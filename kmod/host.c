@@ -2,7 +2,8 @@
 /*
  * optinc.ko: the switch as a host on its members' network. It answers ARP
  * requests for its address (ranks find it without static neighbours) and
- * pings of it, like optincd; it has no other host stack.
+ * pings of it, like optincd, and asks where a first level's upper switch
+ * is (its reply is caught here); it has no other host stack.
  */
 #include <linux/etherdevice.h>
 #include <linux/icmp.h>
@@ -11,7 +12,31 @@
 #include <net/arp.h>
 #include <net/checksum.h>
 #include <net/ip.h>
+#include <optinc/switch.h>
 #include "optinc_kmod.h"
+
+/*
+ * The sender's MAC of an Ethernet/IPv4 ARP frame of opcode @op to the
+ * switch's address (its sender and target addresses in @sip, @tip), or NULL.
+ */
+static const u8 *host_arp_to_us(struct optinc_kport *port, struct sk_buff *skb,
+				u16 op, __be32 *sip, __be32 *tip)
+{
+	const struct arphdr *arp;
+	const u8 *sha;
+
+	if (!pskb_may_pull(skb, ETH_HLEN + arp_hdr_len(port->dev)))
+		return NULL;
+	arp = (const struct arphdr *)(skb->data + ETH_HLEN);
+	if (arp->ar_hrd != htons(ARPHRD_ETHER) ||
+	    arp->ar_pro != htons(ETH_P_IP) || arp->ar_hln != ETH_ALEN ||
+	    arp->ar_pln != 4 || arp->ar_op != htons(op))
+		return NULL;
+	sha = (const u8 *)(arp + 1);
+	memcpy(sip, sha + ETH_ALEN, 4);
+	memcpy(tip, sha + 2 * ETH_ALEN + 4, 4);
+	return *tip == port->sw->ep.ip ? sha : NULL;
+}
 
 /**
  * optinc_host_arp() - answer an ARP request for the switch's address
@@ -23,22 +48,12 @@
 bool optinc_host_arp(struct optinc_kport *port, struct sk_buff *skb)
 {
 	struct optinc_kswitch *sw = port->sw;
-	const struct arphdr *arp;
 	struct sk_buff *reply;
 	__be32 sip, tip;
 	const u8 *sha;
 
-	if (!pskb_may_pull(skb, ETH_HLEN + arp_hdr_len(port->dev)))
-		return false;
-	arp = (const struct arphdr *)(skb->data + ETH_HLEN);
-	if (arp->ar_hrd != htons(ARPHRD_ETHER) ||
-	    arp->ar_pro != htons(ETH_P_IP) || arp->ar_hln != ETH_ALEN ||
-	    arp->ar_pln != 4 || arp->ar_op != htons(ARPOP_REQUEST))
-		return false;
-	sha = (const u8 *)(arp + 1);
-	memcpy(&sip, sha + ETH_ALEN, 4);
-	memcpy(&tip, sha + 2 * ETH_ALEN + 4, 4);
-	if (tip != sw->ep.ip)
+	sha = host_arp_to_us(port, skb, ARPOP_REQUEST, &sip, &tip);
+	if (!sha)
 		return false;
 	reply = arp_create(ARPOP_REPLY, ETH_P_ARP, sip, port->dev, tip, sha,
 			   sw->ep.mac, sha);
@@ -50,6 +65,66 @@ bool optinc_host_arp(struct optinc_kport *port, struct sk_buff *skb)
 	}
 	consume_skb(skb);
 	return true;
+}
+
+/**
+ * optinc_host_arp_reply() - an upper switch's ARP reply to a first level
+ * @port: where it came from
+ * @skb:  the frame, data at the Ethernet header
+ *
+ * Every job whose uplink asked for the sender learns its MAC (under the
+ * job's lock, as the state machine runs); frames to it go where the FDB
+ * learnt it from this reply on.
+ *
+ * Return: true when @skb answered one of them (and is consumed).
+ */
+bool optinc_host_arp_reply(struct optinc_kport *port, struct sk_buff *skb)
+{
+	struct optinc_kswitch *sw = port->sw;
+	struct optinc_kjob *job;
+	unsigned long id;
+	__be32 sip, tip;
+	bool ours = false;
+	const u8 *sha;
+
+	if (!READ_ONCE(sw->nuplinks))
+		return false;
+	sha = host_arp_to_us(port, skb, ARPOP_REPLY, &sip, &tip);
+	if (!sha)
+		return false;
+	xa_for_each(&sw->jobs, id, job) {
+		if (!job->core.up)
+			continue;
+		spin_lock(&job->lock);
+		ours |= optinc_up_arp_reply(&job->up, sip, tip, sha);
+		spin_unlock(&job->lock);
+	}
+	if (ours)
+		consume_skb(skb);
+	return ours;
+}
+
+/**
+ * optinc_host_arp_request() - an ARP request for a first level's upper switch
+ * @port: a port of the switch, whose device builds the Ethernet header
+ * @up:   the uplink: the upper switch's address, this switch as its member
+ *
+ * Broadcast; OPTINC_TX_OUT() is NULL, so tx.c floods it to every port.
+ *
+ * Return: the frame, data at the Ethernet header, or NULL (no memory).
+ */
+struct sk_buff *optinc_host_arp_request(struct optinc_kport *port,
+					const struct optinc_uplink *up)
+{
+	struct sk_buff *skb;
+
+	skb = arp_create(ARPOP_REQUEST, ETH_P_ARP, up->sw.ip, port->dev,
+			 up->self.ip, NULL, up->self.mac, NULL);
+	if (!skb)
+		return NULL;
+	skb_reset_mac_header(skb);
+	OPTINC_TX_OUT(skb) = NULL;
+	return skb;
 }
 
 /**

@@ -175,22 +175,29 @@ out_unlock:
 int optinc_nl_job_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
-	struct optinc_job_cfg cfg = { 0 };	/* no fanin: one level */
+	struct optinc_kjob_cfg cfg = { 0 };
 	struct optinc_kswitch *sw;
 	int err = -ENOENT;
 
 	if (NL_REQUIRE(info, OPTINC_A_JOB_ID, "job-id") ||
 	    NL_REQUIRE(info, OPTINC_A_JOB_SIZE, "job-size"))
 		return -EINVAL;
-	cfg.id = nla_get_u16(tb[OPTINC_A_JOB_ID]);
-	cfg.size = nla_get_u16(tb[OPTINC_A_JOB_SIZE]);
-	cfg.bits = nl_get_u(tb[OPTINC_A_JOB_BITS], 8, 8);
+	cfg.job.id = nla_get_u16(tb[OPTINC_A_JOB_ID]);
+	cfg.job.size = nla_get_u16(tb[OPTINC_A_JOB_SIZE]);
+	cfg.job.bits = nl_get_u(tb[OPTINC_A_JOB_BITS], 8, 8);
 	/* the spec's mode numbers are the core's (optinc_init()) */
-	cfg.mode = nl_get_u(tb[OPTINC_A_JOB_MODE], OPTINC_NL_MODE_EXACT, 8);
-	cfg.token = nl_get_u(tb[OPTINC_A_JOB_TOKEN], 0, 32);
-	cfg.window = nl_get_u(tb[OPTINC_A_JOB_WINDOW], OPTINC_DEF_WINDOW, 16);
-	cfg.max_elems = nl_get_u(tb[OPTINC_A_JOB_MAX_ELEMS],
+	cfg.job.mode = nl_get_u(tb[OPTINC_A_JOB_MODE], OPTINC_NL_MODE_EXACT, 8);
+	cfg.job.token = nl_get_u(tb[OPTINC_A_JOB_TOKEN], 0, 32);
+	cfg.job.window = nl_get_u(tb[OPTINC_A_JOB_WINDOW], OPTINC_DEF_WINDOW, 16);
+	cfg.job.max_elems = nl_get_u(tb[OPTINC_A_JOB_MAX_ELEMS],
 				 OPTINC_DEF_MAX_ELEMS, 16);
+	cfg.job.fanin = nl_get_u(tb[OPTINC_A_JOB_FANIN], 0, 16);
+	cfg.up_ip = tb[OPTINC_A_JOB_UP_ADDR] ?
+		    nla_get_in_addr(tb[OPTINC_A_JOB_UP_ADDR]) : 0;
+	cfg.up_port = nl_get_u(tb[OPTINC_A_JOB_UP_UDP_PORT], OPTINC_UDP_PORT, 16);
+	cfg.up_job = nl_get_u(tb[OPTINC_A_JOB_UP_JOB], 0, 16);
+	cfg.up_rank = nl_get_u(tb[OPTINC_A_JOB_UP_RANK], 0, 16);
+	cfg.up_token = nl_get_u(tb[OPTINC_A_JOB_UP_TOKEN], 0, 32);
 	rtnl_lock();
 	sw = optinc_nl_switch(info);
 	if (sw)

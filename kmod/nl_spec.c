@@ -66,6 +66,18 @@ static const struct nla_policy optinc_switch_new_nl_policy[OPTINC_A_MAX + 1] = {
 	[OPTINC_A_SWITCH_RATE_LIMIT] = { .type = NLA_U32 },
 	[OPTINC_A_SWITCH_RATE_BURST] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &optinc_switch_rate_burst_range),
+	[OPTINC_A_JOB_UP_ADDR] = { .type = NLA_REJECT,
+		.reject_message = "switch-new does not take job-up-addr" },
+	[OPTINC_A_JOB_UP_UDP_PORT] = { .type = NLA_REJECT,
+		.reject_message = "switch-new does not take job-up-udp-port" },
+	[OPTINC_A_JOB_UP_JOB] = { .type = NLA_REJECT,
+		.reject_message = "switch-new does not take job-up-job" },
+	[OPTINC_A_JOB_UP_RANK] = { .type = NLA_REJECT,
+		.reject_message = "switch-new does not take job-up-rank" },
+	[OPTINC_A_JOB_UP_TOKEN] = { .type = NLA_REJECT,
+		.reject_message = "switch-new does not take job-up-token" },
+	[OPTINC_A_JOB_FANIN] = { .type = NLA_REJECT,
+		.reject_message = "switch-new does not take job-fanin" },
 };
 
 /* switch-del: switch-name */
@@ -111,6 +123,18 @@ static const struct nla_policy optinc_switch_del_nl_policy[OPTINC_A_MAX + 1] = {
 		.reject_message = "switch-del does not take switch-rate-limit" },
 	[OPTINC_A_SWITCH_RATE_BURST] = { .type = NLA_REJECT,
 		.reject_message = "switch-del does not take switch-rate-burst" },
+	[OPTINC_A_JOB_UP_ADDR] = { .type = NLA_REJECT,
+		.reject_message = "switch-del does not take job-up-addr" },
+	[OPTINC_A_JOB_UP_UDP_PORT] = { .type = NLA_REJECT,
+		.reject_message = "switch-del does not take job-up-udp-port" },
+	[OPTINC_A_JOB_UP_JOB] = { .type = NLA_REJECT,
+		.reject_message = "switch-del does not take job-up-job" },
+	[OPTINC_A_JOB_UP_RANK] = { .type = NLA_REJECT,
+		.reject_message = "switch-del does not take job-up-rank" },
+	[OPTINC_A_JOB_UP_TOKEN] = { .type = NLA_REJECT,
+		.reject_message = "switch-del does not take job-up-token" },
+	[OPTINC_A_JOB_FANIN] = { .type = NLA_REJECT,
+		.reject_message = "switch-del does not take job-fanin" },
 };
 
 /* switch-get: switch-name */
@@ -156,6 +180,18 @@ static const struct nla_policy optinc_switch_get_nl_policy[OPTINC_A_MAX + 1] = {
 		.reject_message = "switch-get does not take switch-rate-limit" },
 	[OPTINC_A_SWITCH_RATE_BURST] = { .type = NLA_REJECT,
 		.reject_message = "switch-get does not take switch-rate-burst" },
+	[OPTINC_A_JOB_UP_ADDR] = { .type = NLA_REJECT,
+		.reject_message = "switch-get does not take job-up-addr" },
+	[OPTINC_A_JOB_UP_UDP_PORT] = { .type = NLA_REJECT,
+		.reject_message = "switch-get does not take job-up-udp-port" },
+	[OPTINC_A_JOB_UP_JOB] = { .type = NLA_REJECT,
+		.reject_message = "switch-get does not take job-up-job" },
+	[OPTINC_A_JOB_UP_RANK] = { .type = NLA_REJECT,
+		.reject_message = "switch-get does not take job-up-rank" },
+	[OPTINC_A_JOB_UP_TOKEN] = { .type = NLA_REJECT,
+		.reject_message = "switch-get does not take job-up-token" },
+	[OPTINC_A_JOB_FANIN] = { .type = NLA_REJECT,
+		.reject_message = "switch-get does not take job-fanin" },
 };
 
 /* port-add: switch-name, ifindex, ifname */
@@ -199,6 +235,18 @@ static const struct nla_policy optinc_port_add_nl_policy[OPTINC_A_MAX + 1] = {
 		.reject_message = "port-add does not take switch-rate-limit" },
 	[OPTINC_A_SWITCH_RATE_BURST] = { .type = NLA_REJECT,
 		.reject_message = "port-add does not take switch-rate-burst" },
+	[OPTINC_A_JOB_UP_ADDR] = { .type = NLA_REJECT,
+		.reject_message = "port-add does not take job-up-addr" },
+	[OPTINC_A_JOB_UP_UDP_PORT] = { .type = NLA_REJECT,
+		.reject_message = "port-add does not take job-up-udp-port" },
+	[OPTINC_A_JOB_UP_JOB] = { .type = NLA_REJECT,
+		.reject_message = "port-add does not take job-up-job" },
+	[OPTINC_A_JOB_UP_RANK] = { .type = NLA_REJECT,
+		.reject_message = "port-add does not take job-up-rank" },
+	[OPTINC_A_JOB_UP_TOKEN] = { .type = NLA_REJECT,
+		.reject_message = "port-add does not take job-up-token" },
+	[OPTINC_A_JOB_FANIN] = { .type = NLA_REJECT,
+		.reject_message = "port-add does not take job-fanin" },
 };
 
 /* port-del: switch-name, ifindex, ifname */
@@ -242,11 +290,24 @@ static const struct nla_policy optinc_port_del_nl_policy[OPTINC_A_MAX + 1] = {
 		.reject_message = "port-del does not take switch-rate-limit" },
 	[OPTINC_A_SWITCH_RATE_BURST] = { .type = NLA_REJECT,
 		.reject_message = "port-del does not take switch-rate-burst" },
+	[OPTINC_A_JOB_UP_ADDR] = { .type = NLA_REJECT,
+		.reject_message = "port-del does not take job-up-addr" },
+	[OPTINC_A_JOB_UP_UDP_PORT] = { .type = NLA_REJECT,
+		.reject_message = "port-del does not take job-up-udp-port" },
+	[OPTINC_A_JOB_UP_JOB] = { .type = NLA_REJECT,
+		.reject_message = "port-del does not take job-up-job" },
+	[OPTINC_A_JOB_UP_RANK] = { .type = NLA_REJECT,
+		.reject_message = "port-del does not take job-up-rank" },
+	[OPTINC_A_JOB_UP_TOKEN] = { .type = NLA_REJECT,
+		.reject_message = "port-del does not take job-up-token" },
+	[OPTINC_A_JOB_FANIN] = { .type = NLA_REJECT,
+		.reject_message = "port-del does not take job-fanin" },
 };
 
 /*
  * job-set: switch-name, job-id, job-size, job-bits, job-mode, job-token,
- * job-window, job-max-elems
+ * job-window, job-max-elems, job-up-addr, job-up-udp-port, job-up-job,
+ * job-up-rank, job-up-token, job-fanin
  */
 static const struct nla_policy optinc_job_set_nl_policy[OPTINC_A_MAX + 1] = {
 	[OPTINC_A_PAD] = { .type = NLA_REJECT,
@@ -285,6 +346,13 @@ static const struct nla_policy optinc_job_set_nl_policy[OPTINC_A_MAX + 1] = {
 		.reject_message = "job-set does not take switch-rate-limit" },
 	[OPTINC_A_SWITCH_RATE_BURST] = { .type = NLA_REJECT,
 		.reject_message = "job-set does not take switch-rate-burst" },
+	[OPTINC_A_JOB_UP_ADDR] = { .type = NLA_U32 },
+	[OPTINC_A_JOB_UP_UDP_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
+	[OPTINC_A_JOB_UP_JOB] = NLA_POLICY_MIN(NLA_U16, 1),
+	[OPTINC_A_JOB_UP_RANK] = NLA_POLICY_MAX(NLA_U16, 63),
+	[OPTINC_A_JOB_UP_TOKEN] = { .type = NLA_U32 },
+	[OPTINC_A_JOB_FANIN] =
+		NLA_POLICY_RANGE(NLA_U16, 1, OPTINC_NL_MAX_MEMBERS),
 };
 
 /* job-del: switch-name, job-id */
@@ -329,6 +397,18 @@ static const struct nla_policy optinc_job_del_nl_policy[OPTINC_A_MAX + 1] = {
 		.reject_message = "job-del does not take switch-rate-limit" },
 	[OPTINC_A_SWITCH_RATE_BURST] = { .type = NLA_REJECT,
 		.reject_message = "job-del does not take switch-rate-burst" },
+	[OPTINC_A_JOB_UP_ADDR] = { .type = NLA_REJECT,
+		.reject_message = "job-del does not take job-up-addr" },
+	[OPTINC_A_JOB_UP_UDP_PORT] = { .type = NLA_REJECT,
+		.reject_message = "job-del does not take job-up-udp-port" },
+	[OPTINC_A_JOB_UP_JOB] = { .type = NLA_REJECT,
+		.reject_message = "job-del does not take job-up-job" },
+	[OPTINC_A_JOB_UP_RANK] = { .type = NLA_REJECT,
+		.reject_message = "job-del does not take job-up-rank" },
+	[OPTINC_A_JOB_UP_TOKEN] = { .type = NLA_REJECT,
+		.reject_message = "job-del does not take job-up-token" },
+	[OPTINC_A_JOB_FANIN] = { .type = NLA_REJECT,
+		.reject_message = "job-del does not take job-fanin" },
 };
 
 /* job-get: switch-name, job-id */
@@ -373,6 +453,18 @@ static const struct nla_policy optinc_job_get_nl_policy[OPTINC_A_MAX + 1] = {
 		.reject_message = "job-get does not take switch-rate-limit" },
 	[OPTINC_A_SWITCH_RATE_BURST] = { .type = NLA_REJECT,
 		.reject_message = "job-get does not take switch-rate-burst" },
+	[OPTINC_A_JOB_UP_ADDR] = { .type = NLA_REJECT,
+		.reject_message = "job-get does not take job-up-addr" },
+	[OPTINC_A_JOB_UP_UDP_PORT] = { .type = NLA_REJECT,
+		.reject_message = "job-get does not take job-up-udp-port" },
+	[OPTINC_A_JOB_UP_JOB] = { .type = NLA_REJECT,
+		.reject_message = "job-get does not take job-up-job" },
+	[OPTINC_A_JOB_UP_RANK] = { .type = NLA_REJECT,
+		.reject_message = "job-get does not take job-up-rank" },
+	[OPTINC_A_JOB_UP_TOKEN] = { .type = NLA_REJECT,
+		.reject_message = "job-get does not take job-up-token" },
+	[OPTINC_A_JOB_FANIN] = { .type = NLA_REJECT,
+		.reject_message = "job-get does not take job-fanin" },
 };
 
 /* table-load: switch-name, job-id, table-offset, table-total, table-data */
@@ -416,6 +508,18 @@ static const struct nla_policy optinc_table_load_nl_policy[OPTINC_A_MAX + 1] = {
 		.reject_message = "table-load does not take switch-rate-limit" },
 	[OPTINC_A_SWITCH_RATE_BURST] = { .type = NLA_REJECT,
 		.reject_message = "table-load does not take switch-rate-burst" },
+	[OPTINC_A_JOB_UP_ADDR] = { .type = NLA_REJECT,
+		.reject_message = "table-load does not take job-up-addr" },
+	[OPTINC_A_JOB_UP_UDP_PORT] = { .type = NLA_REJECT,
+		.reject_message = "table-load does not take job-up-udp-port" },
+	[OPTINC_A_JOB_UP_JOB] = { .type = NLA_REJECT,
+		.reject_message = "table-load does not take job-up-job" },
+	[OPTINC_A_JOB_UP_RANK] = { .type = NLA_REJECT,
+		.reject_message = "table-load does not take job-up-rank" },
+	[OPTINC_A_JOB_UP_TOKEN] = { .type = NLA_REJECT,
+		.reject_message = "table-load does not take job-up-token" },
+	[OPTINC_A_JOB_FANIN] = { .type = NLA_REJECT,
+		.reject_message = "table-load does not take job-fanin" },
 };
 
 /* stats-get: switch-name */
@@ -461,6 +565,18 @@ static const struct nla_policy optinc_stats_get_nl_policy[OPTINC_A_MAX + 1] = {
 		.reject_message = "stats-get does not take switch-rate-limit" },
 	[OPTINC_A_SWITCH_RATE_BURST] = { .type = NLA_REJECT,
 		.reject_message = "stats-get does not take switch-rate-burst" },
+	[OPTINC_A_JOB_UP_ADDR] = { .type = NLA_REJECT,
+		.reject_message = "stats-get does not take job-up-addr" },
+	[OPTINC_A_JOB_UP_UDP_PORT] = { .type = NLA_REJECT,
+		.reject_message = "stats-get does not take job-up-udp-port" },
+	[OPTINC_A_JOB_UP_JOB] = { .type = NLA_REJECT,
+		.reject_message = "stats-get does not take job-up-job" },
+	[OPTINC_A_JOB_UP_RANK] = { .type = NLA_REJECT,
+		.reject_message = "stats-get does not take job-up-rank" },
+	[OPTINC_A_JOB_UP_TOKEN] = { .type = NLA_REJECT,
+		.reject_message = "stats-get does not take job-up-token" },
+	[OPTINC_A_JOB_FANIN] = { .type = NLA_REJECT,
+		.reject_message = "stats-get does not take job-fanin" },
 };
 
 /* switch-set: switch-name, switch-rate-limit, switch-rate-burst */
@@ -505,6 +621,18 @@ static const struct nla_policy optinc_switch_set_nl_policy[OPTINC_A_MAX + 1] = {
 	[OPTINC_A_SWITCH_RATE_LIMIT] = { .type = NLA_U32 },
 	[OPTINC_A_SWITCH_RATE_BURST] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &optinc_switch_rate_burst_range),
+	[OPTINC_A_JOB_UP_ADDR] = { .type = NLA_REJECT,
+		.reject_message = "switch-set does not take job-up-addr" },
+	[OPTINC_A_JOB_UP_UDP_PORT] = { .type = NLA_REJECT,
+		.reject_message = "switch-set does not take job-up-udp-port" },
+	[OPTINC_A_JOB_UP_JOB] = { .type = NLA_REJECT,
+		.reject_message = "switch-set does not take job-up-job" },
+	[OPTINC_A_JOB_UP_RANK] = { .type = NLA_REJECT,
+		.reject_message = "switch-set does not take job-up-rank" },
+	[OPTINC_A_JOB_UP_TOKEN] = { .type = NLA_REJECT,
+		.reject_message = "switch-set does not take job-up-token" },
+	[OPTINC_A_JOB_FANIN] = { .type = NLA_REJECT,
+		.reject_message = "switch-set does not take job-fanin" },
 };
 
 const struct genl_ops optinc_nl_ops[11] = {

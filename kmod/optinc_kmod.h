@@ -35,15 +35,22 @@ struct optinc_ktable {
 };
 
 /* The settings of a job, as optincctl and optincd name them. */
+struct optinc_kjob_cfg {
+	struct optinc_job_cfg job;	/* the core's, checked there */
+	__be32	up_ip;		/* a first level's upper switch; 0: none */
+	u16	up_port, up_job, up_rank;	/* host order */
+	u32	up_token;
+};
 
 struct optinc_kjob {
 	spinlock_t	lock;	/* serialises optinc_job_rx() and slot reads */
 	struct optinc_job core;
-	struct optinc_job_cfg cfg;	/* the core's, checked there */
+	struct optinc_kjob_cfg cfg;
 	struct optinc_ktable *table;
 	struct optinc_bind bind;	/* port security, under @lock; ports are ifindexes */
 	void		*mem;	/* the slots, optinc_job_mem() bytes */
 	struct optinc_kstats __percpu *stats;
+	struct optinc_uplink up;	/* core.up with cfg.up_ip, under @lock */
 };
 
 struct optinc_kswitch;
@@ -82,6 +89,7 @@ struct optinc_kswitch {
 	unsigned int	nports;
 	struct xarray	jobs;	/* id -> struct optinc_kjob */
 	unsigned int	njobs;
+	unsigned int	nuplinks;	/* jobs with an uplink; RTNL writes */
 	struct xarray	tables;	/* id -> struct optinc_ktable, RTNL */
 	struct optinc_tstage stage;
 	spinlock_t	fdb_lock;	/* FDB writers */
@@ -141,11 +149,14 @@ struct sk_buff *optinc_tx_alloc(u32 len, struct optinc_kport *out);
 
 /* host.c */
 bool optinc_host_arp(struct optinc_kport *port, struct sk_buff *skb);
+bool optinc_host_arp_reply(struct optinc_kport *port, struct sk_buff *skb);
+struct sk_buff *optinc_host_arp_request(struct optinc_kport *port,
+					const struct optinc_uplink *up);
 bool optinc_host_arp_spoof(struct optinc_kport *port, struct sk_buff *skb);
 bool optinc_host_icmp(struct optinc_kport *port, struct sk_buff *skb);
 
 /* job.c */
-int optinc_job_set(struct optinc_kswitch *sw, const struct optinc_job_cfg *cfg,
+int optinc_job_set(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cfg,
 		   struct netlink_ext_ack *extack);
 int optinc_job_del(struct optinc_kswitch *sw, u16 id);
 void optinc_jobs_destroy(struct optinc_kswitch *sw);

@@ -80,14 +80,8 @@ static int table_install(struct optinc_kswitch *sw, struct optinc_tstage *st,
 		kfree(t);
 		return err;
 	}
-	if (t->t.fanin) {
-		NL_SET_ERR_MSG(extack,
-			       "a cascade (version 2) table: optinc.ko has no second-level jobs");
-		kfree(t);
-		return -EINVAL;
-	}
-	if (job && job->cfg.mode == OPTINC_MODE_ONN &&
-	    optinc_job_cfg_check(&job->cfg, &t->t, &e)) {
+	if (job && job->cfg.job.mode == OPTINC_MODE_ONN &&
+	    optinc_job_cfg_check(&job->cfg.job, &t->t, &e)) {
 		if (extack)	/* static, as a literal would be */
 			extack->_msg = e.msg;
 		kfree(t);

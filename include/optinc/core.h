@@ -196,7 +196,7 @@ struct optinc_job {
 	__u32	low;		/* no slot in range before it aggregates (hints) */
 	struct optinc_member members[OPTINC_MAX_MEMBERS];
 	struct optinc_slot *slots;	/* 2 * window */
-	const struct optinc_uplink *up;	/* cascade: complete slots go up */
+	struct optinc_uplink *up;	/* cascade: complete slots go up */
 	__u16	fanin;		/* cascade: members' fan-in (CAVG), 0: none */
 	__u32	up_clock;	/* cascade: upstream DATA sends so far (skips 0) */
 };
@@ -298,12 +298,20 @@ __u8 optinc_job_kind(const struct optinc_job *job, __u8 op, __u8 bits);
 /*
  * A first-level switch's membership in a job of the second-level switch:
  * @self is this switch as that job's member, @window the upper job's
- * (from its JOIN_ACK; at least this job's).
+ * (from its JOIN_ACK; at least this job's). The rest is the first level's
+ * state towards the upper switch (lib/core/upstate.c), under the job's
+ * serialisation (its lock, or its lcore).
  */
 struct optinc_uplink {
 	struct optinc_endpoint sw, self;
 	__u16	job, rank, window;
 	__u32	token;
+	__u64	gen;		/* the members' nonces the JOIN upstream is for */
+	__u64	arp_ms;		/* the last ARP request for sw.ip; 0: none yet */
+	__u32	nonce;		/* JOIN nonce upstream; 0: not joined */
+	__u8	complete;	/* every member of the upper job joined */
+	__u8	resolved;	/* sw.mac is known, from an ARP reply */
+	__u8	refused;	/* a NACK or too small a window: reported */
 };
 
 /* Cascade truth tables (version 2; onn.md section 4, scale.md 3.4). */

@@ -35,7 +35,20 @@ enum optinc_sw_event {
 	OPTINC_SW_REBOUND,	/* ... from a new MAC or port: arg the old port */
 	OPTINC_SW_SENT,		/* a frame left; arg its type (OPTINC_T_*) */
 	OPTINC_SW_TX_ERROR,	/* a frame could not be built or sent; arg type */
+	/* cascade, a first-level job's uplink (lib/core/upstate.c) */
+	OPTINC_SW_UP_SENT,	/* a frame went up; arg its type (JOIN, DATA) */
+	OPTINC_SW_UP_RESENT,	/* ... and was a slot's DATA that went up before */
+	OPTINC_SW_UP_HINTED,	/* arg: DATA an upper result's hint sent again */
+	OPTINC_SW_UP_RESULT,	/* an upper result completed a slot */
+	OPTINC_SW_UP_RESULT_AGAIN, /* an upper result for a slot that had it */
+	OPTINC_SW_UP_NACKED,	/* the upper switch refused the JOIN; arg reason */
+	OPTINC_SW_UP_WINDOW,	/* its window, arg, is smaller than the job's */
+	OPTINC_SW_UP_COMPLETE,	/* the upper job has all members; arg window */
+	OPTINC_SW_NR_EVENTS
 };
+
+/* The @rank of a frame to a first-level job's upper switch (job->up->sw). */
+#define OPTINC_SW_TO_UP		(-2)
 
 /* A frame being built: the datapath's buffer and what it needs back. */
 struct optinc_sw_frame {
@@ -81,11 +94,16 @@ struct optinc_sw_ops {
 	 */
 	int (*results)(void *dp, struct optinc_job *job,
 		       const struct optinc_slot *s);
-	/* optional, cascade: @rank joined; true when the uplink answered it */
-	int (*up_joined)(void *dp, struct optinc_job *job, __u16 rank);
-	/* optional, cascade: complete slot @s goes to the upper switch */
-	void (*up_forward)(void *dp, struct optinc_job *job,
-			   struct optinc_slot *s);
+	/*
+	 * Cascade: needed where a job has an uplink (job->up). An ARP
+	 * request for job->up->sw.ip from job->up->self, out of every port:
+	 * 0 or -errno. Its reply goes to optinc_up_arp_reply().
+	 */
+	int (*up_arp)(void *dp, struct optinc_job *job);
+	/* cascade: a random 32-bit number (JOIN nonces upstream) */
+	__u32 (*random)(void *dp);
+	/* cascade: milliseconds of a monotonic clock (the ARP requests' pace) */
+	__u64 (*clock_ms)(void *dp);
 };
 
 /* A switch as its rules see it: the datapath's ops and its context. */
@@ -103,5 +121,21 @@ void optinc_sw_results(const struct optinc_sw *sw, struct optinc_job *job,
 void optinc_sw_ack(const struct optinc_sw *sw, struct optinc_job *job,
 		   __u16 rank, int hold);
 void optinc_sw_acks(const struct optinc_sw *sw, struct optinc_job *job);
+
+/* lib/core/upstate.c: a first-level job's side towards its upper switch */
+void optinc_up_init(struct optinc_uplink *up, const struct optinc_endpoint *self,
+		    __be32 ip, __be16 udp_port, __u16 job, __u16 rank,
+		    __u32 token);
+__u16 optinc_up_max_elems(__u32 mtu);
+int optinc_up_joined(const struct optinc_sw *sw, struct optinc_job *job,
+		     const struct optinc_sw_msg *in);
+void optinc_up_forward(const struct optinc_sw *sw, struct optinc_job *job,
+		       const struct optinc_sw_msg *in, struct optinc_slot *s);
+int optinc_up_match(const struct optinc_job *job, const struct optinc_msg *m,
+		    const struct optinc_endpoint *src);
+void optinc_up_input(const struct optinc_sw *sw, struct optinc_job *job,
+		     const struct optinc_sw_msg *in);
+int optinc_up_arp_reply(struct optinc_uplink *up, __be32 sip, __be32 tip,
+			const __u8 *sha);
 
 #endif /* OPTINC_SWITCH_H */

@@ -156,7 +156,7 @@ static void sw_join(const struct optinc_sw *sw, struct optinc_job *job,
 	sw_count(sw, job, in, OPTINC_SW_JOINED, rank);
 	if (bind)
 		sw_bind(sw, job, bind, in);
-	if (sw->ops->up_joined && sw->ops->up_joined(sw->dp, job, rank))
+	if (job->up && optinc_up_joined(sw, job, in))
 		return;
 	if (optinc_job_complete(job))
 		optinc_sw_acks(sw, job);
@@ -194,11 +194,7 @@ static int sw_reply(const struct optinc_sw *sw, struct optinc_job *job,
 		sw_nack(sw, job, in, why);
 		return -EPROTO;
 	case OPTINC_V_FORWARD:
-		if (sw->ops->up_forward)
-			sw->ops->up_forward(sw->dp, job, s);
-		else	/* a job with an uplink on a datapath without one */
-			sw_count(sw, job, in, OPTINC_SW_TX_ERROR,
-				 OPTINC_T_DATA);
+		optinc_up_forward(sw, job, in, s);
 		return 0;
 	}
 	return 0;

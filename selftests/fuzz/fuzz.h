@@ -13,6 +13,9 @@
 #define FUZZ_MAX_ELEMS	64
 #define FUZZ_JOB_EXACT	1
 #define FUZZ_JOB_ONN	2	/* onn mode, token FUZZ_TOKEN */
+#define FUZZ_JOB_UP	3	/* a cascade's first level, token FUZZ_TOKEN */
+#define FUZZ_UP_JOB	9	/* ... of this job of the upper switch */
+#define FUZZ_UP_NONCE	0x5eed0001u	/* its JOIN's nonce upstream, always */
 #define FUZZ_TOKEN	0x5eed1234u
 #define FUZZ_PORTS	3
 #define FUZZ_ROOM	(OPTINC_FRAME_OVERHEAD + 64 + 4 * FUZZ_MAX_ELEMS)
@@ -30,6 +33,16 @@ static inline void fuzz_switch_ep(struct optinc_endpoint *ep)
 
 	memcpy(ep->mac, mac, 6);
 	ep->ip = htonl(0x0a4d00feu);
+	ep->port = htons(FUZZ_PORT);
+}
+
+/* The upper switch of FUZZ_JOB_UP: 10.77.0.253, port FUZZ_PORT. */
+static inline void fuzz_upper_ep(struct optinc_endpoint *ep)
+{
+	static const __u8 mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0xfd };
+
+	memcpy(ep->mac, mac, 6);
+	ep->ip = htonl(0x0a4d00fdu);
 	ep->port = htons(FUZZ_PORT);
 }
 

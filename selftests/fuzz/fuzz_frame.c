@@ -8,8 +8,10 @@
  *
  * Input: byte 0 selects the mode. Bit 7 set: the rest is a truth-table
  * file. Otherwise the rest is a list of frames, each a big-endian 16-bit
- * length and that many bytes, run in order through two jobs (id 1 exact,
- * id 2 onn with token FUZZ_TOKEN); bit 0 joins every member first, bit 1
+ * length and that many bytes, run in order through three jobs (id 1 exact,
+ * id 2 onn with token FUZZ_TOKEN, id 3 a cascade's first level with that
+ * token, whose upper switch's answers come from fuzz_upper_ep() and whose
+ * ARP request is answered at once); bit 0 joins every member first, bit 1
  * builds answers into a short buffer, bit 2 has the frames come in on
  * FUZZ_PORTS ports in turn (else all on port 0). Each frame is copied into
  * its own allocation so that AddressSanitizer sees any read past its end.
@@ -24,11 +26,14 @@
 #include <optinc/ratelimit.h>
 #include "fuzz.h"
 
-static struct optinc_job fuzz_jobs[2];
+#define FUZZ_JOBS	3
+
+static struct optinc_job fuzz_jobs[FUZZ_JOBS];
+static struct optinc_uplink fuzz_up;
 static struct optinc_table fuzz_tbl;
 static struct optinc_endpoint fuzz_sw;
 static __u8 fuzz_out[FUZZ_ROOM];
-static struct optinc_bind fuzz_binds[2];
+static struct optinc_bind fuzz_binds[FUZZ_JOBS];
 static struct optinc_rl fuzz_rl[FUZZ_PORTS];
 static struct optinc_rl_conf fuzz_rl_conf;
 
@@ -73,12 +78,23 @@ static void fuzz_setup(void)
 	fuzz_check(!optinc_rl_conf_set(&fuzz_rl_conf, 100, 16, 1000000000));
 	fuzz_job_init(&fuzz_jobs[0], FUZZ_JOB_EXACT, 0, OPTINC_MODE_EXACT);
 	fuzz_job_init(&fuzz_jobs[1], FUZZ_JOB_ONN, FUZZ_TOKEN, OPTINC_MODE_ONN);
+	fuzz_job_init(&fuzz_jobs[2], FUZZ_JOB_UP, FUZZ_TOKEN, OPTINC_MODE_EXACT);
+	fuzz_jobs[2].up = &fuzz_up;
+}
+
+/* FUZZ_JOB_UP's uplink as a new job has it: not joined, the MAC unknown. */
+static void fuzz_up_reset(void)
+{
+	struct optinc_endpoint upper;
+
+	fuzz_upper_ep(&upper);
+	optinc_up_init(&fuzz_up, &fuzz_sw, upper.ip, upper.port, FUZZ_UP_JOB,
+		       1, FUZZ_TOKEN);
 }
 
 static struct optinc_job *fuzz_find(__u16 id)
 {
-	return id == FUZZ_JOB_EXACT ? &fuzz_jobs[0] :
-	       id == FUZZ_JOB_ONN ? &fuzz_jobs[1] : NULL;
+	return id >= 1 && id <= FUZZ_JOBS ? &fuzz_jobs[id - 1] : NULL;
 }
 
 /*
@@ -91,12 +107,11 @@ struct fuzz_dp {
 	__u64	now;		/* the rate limit's clock: 1 ms per frame */
 	__u8	sent_type;	/* type of the frame sent last */
 	int	short_room;	/* FUZZ_CTL_SHORT */
-	const struct optinc_sw *sw;	/* the rules, for the uplink's acks */
 	__u32	allocs;
 };
 
 /* how often each event of the rules fired, for fuzz_short.sh */
-static unsigned long fuzz_events[OPTINC_SW_TX_ERROR + 1];
+static unsigned long fuzz_events[OPTINC_SW_NR_EVENTS];
 static unsigned long fuzz_sent[OPTINC_T_NACK + 1];
 
 static int fuzz_alloc(void *dp, struct optinc_job *job,
@@ -106,6 +121,7 @@ static int fuzz_alloc(void *dp, struct optinc_job *job,
 	struct fuzz_dp *d = dp;
 
 	fuzz_check(rank < 0 ? in != NULL : job && rank < job->size);
+	fuzz_check(rank != OPTINC_SW_TO_UP || (job && job->up && job->up->resolved));
 	if (d->short_room && !(++d->allocs % 7))
 		return -ENOMEM;		/* a pool runs dry now and then */
 	f->buf = fuzz_out;
@@ -118,7 +134,8 @@ static int fuzz_send(void *dp, struct optinc_job *job,
 		     const struct optinc_sw_msg *in, int rank,
 		     struct optinc_sw_frame *f, __u32 len)
 {
-	const struct optinc_endpoint *dst = rank < 0 ? in->src :
+	const struct optinc_endpoint *dst = rank == OPTINC_SW_TO_UP ? &job->up->sw :
+					    rank < 0 ? in->src :
 					    &job->members[rank].ep;
 	struct fuzz_dp *d = dp;
 	struct optinc_l2l4 l;
@@ -131,9 +148,14 @@ static int fuzz_send(void *dp, struct optinc_job *job,
 	fuzz_check(!memcmp(l.dst.mac, dst->mac, 6) && l.dst.ip == dst->ip);
 	fuzz_check(optinc_msg_parse(fuzz_out + l.l4_off, l.l4_len, &m) ==
 		   OPTINC_DROP_NONE);
-	fuzz_check(m.type == OPTINC_T_RESULT || m.type == OPTINC_T_JOIN_ACK ||
-		   m.type == OPTINC_T_NACK);
-	fuzz_check(m.type == OPTINC_T_NACK || (job && m.job == job->id));
+	if (rank == OPTINC_SW_TO_UP)
+		fuzz_check((m.type == OPTINC_T_JOIN || m.type == OPTINC_T_DATA) &&
+			   m.job == job->up->job && m.rank == job->up->rank);
+	else
+		fuzz_check((m.type == OPTINC_T_RESULT ||
+			    m.type == OPTINC_T_JOIN_ACK ||
+			    m.type == OPTINC_T_NACK) &&
+			   (m.type == OPTINC_T_NACK || (job && m.job == job->id)));
 	d->sent_type = m.type;
 	return 0;
 }
@@ -144,11 +166,11 @@ static void fuzz_count(void *dp, struct optinc_job *job,
 {
 	struct fuzz_dp *d = dp;
 
-	fuzz_check(ev <= OPTINC_SW_TX_ERROR);
+	fuzz_check(ev < OPTINC_SW_NR_EVENTS);
 	fuzz_events[ev]++;
 	if (ev == OPTINC_SW_DROPPED)
 		fuzz_check(arg > OPTINC_DROP_NONE && arg < OPTINC_DROP_NR);
-	if (ev == OPTINC_SW_SENT) {
+	if (ev == OPTINC_SW_SENT || ev == OPTINC_SW_UP_SENT) {
 		fuzz_check(arg == d->sent_type);
 		fuzz_sent[arg]++;
 	}
@@ -202,18 +224,27 @@ static int fuzz_results(void *dp, struct optinc_job *job,
 	return (int)sent;
 }
 
-/*
- * The onn job plays a cascade's first level whose upper job is not
- * complete: once all its members joined, each hears "not everyone yet".
- */
-static int fuzz_up_joined(void *dp, struct optinc_job *job, __u16 rank)
+/* FUZZ_JOB_UP's upper switch answers the ARP request at once. */
+static int fuzz_up_arp(void *dp, struct optinc_job *job)
 {
-	struct fuzz_dp *d = dp;
+	struct optinc_endpoint upper;
 
-	if (job->id != FUZZ_JOB_ONN || !optinc_job_complete(job))
-		return 0;
-	optinc_sw_ack(d->sw, job, rank, 1);
-	return 1;
+	fuzz_check(job == &fuzz_jobs[2] && !job->up->resolved);
+	fuzz_upper_ep(&upper);
+	fuzz_check(!optinc_up_arp_reply(job->up, upper.ip, upper.ip, upper.mac));
+	fuzz_check(optinc_up_arp_reply(job->up, upper.ip, fuzz_sw.ip, upper.mac));
+	return 0;
+}
+
+/* One nonce, so that seeds can answer the JOIN upstream. */
+static __u32 fuzz_random(void *dp)
+{
+	return FUZZ_UP_NONCE;
+}
+
+static __u64 fuzz_clock_ms(void *dp)
+{
+	return ((struct fuzz_dp *)dp)->now / 1000000;
 }
 
 static const struct optinc_sw_ops fuzz_ops = {
@@ -223,7 +254,9 @@ static const struct optinc_sw_ops fuzz_ops = {
 	.pin = fuzz_pin,
 	.limited = fuzz_limited,
 	.results = fuzz_results,
-	.up_joined = fuzz_up_joined,
+	.up_arp = fuzz_up_arp,
+	.random = fuzz_random,
+	.clock_ms = fuzz_clock_ms,
 };
 
 /* The L2 table's pins, as both datapaths keep them: bound MACs stay put. */
@@ -232,7 +265,7 @@ static int fuzz_spoofed(const struct optinc_endpoint *src, __u32 port)
 	const struct optinc_bind *b;
 	int k, r;
 
-	for (k = 0; k < 2; k++)
+	for (k = 0; k < FUZZ_JOBS; k++)
 		for (r = 0, b = &fuzz_binds[k]; r < OPTINC_MAX_MEMBERS; r++)
 			if ((b->bound >> r & 1) && b->port[r] != port &&
 			    !memcmp(b->ep[r].mac, src->mac, 6))
@@ -250,7 +283,11 @@ static void fuzz_input(struct fuzz_dp *d, const struct optinc_msg *m,
 	struct optinc_job *j = why == OPTINC_DROP_NONE ? fuzz_find(m->job) : NULL;
 
 	d->now += 1000000;
-	d->sw = &sw;
+	if (why == OPTINC_DROP_NONE && !in.spoofed &&
+	    optinc_up_match(&fuzz_jobs[2], m, src)) {
+		optinc_up_input(&sw, &fuzz_jobs[2], &in);
+		return;
+	}
 	optinc_sw_input(&sw, j, j ? &fuzz_binds[j - fuzz_jobs] : NULL, &in, why);
 }
 
@@ -294,6 +331,8 @@ static void fuzz_report(void)
 	static const char *const ev[] = {
 		"dropped", "spoofed", "wrong_port", "rate_limited", "absorbed",
 		"completed", "resent", "joined", "rebound", "sent", "tx_error",
+		"up_sent", "up_resent", "up_hinted", "up_result",
+		"up_result_again", "up_nacked", "up_window", "up_complete",
 	};
 	unsigned int k;
 
@@ -350,11 +389,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	d.short_room = !!(ctl & FUZZ_CTL_SHORT);
 	for (k = 0; k < FUZZ_PORTS; k++)
 		optinc_rl_init(&fuzz_rl[k]);
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < FUZZ_JOBS; k++) {
 		optinc_job_reset(&fuzz_jobs[k]);
 		optinc_bind_init(&fuzz_binds[k]);
 	}
-	for (k = 0; k < 2 && (ctl & FUZZ_CTL_JOINED); k++)
+	fuzz_up_reset();
+	for (k = 0; k < FUZZ_JOBS && (ctl & FUZZ_CTL_JOINED); k++)
 		fuzz_join_all(&d, &fuzz_jobs[k]);
 	for (n = 0; size >= 2; n++) {
 		flen = (__u32)data[0] << 8 | data[1];

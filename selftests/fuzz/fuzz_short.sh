@@ -38,7 +38,8 @@ reached() {
 	rules=$(grep -m1 '^fuzz_frame rules:' "$work/log")
 	[ -n "$rules" ] || { echo "no rules line at exit"; return 1; }
 	for ev in dropped spoofed wrong_port rate_limited absorbed completed \
-		  resent joined rebound sent tx_error sent_result \
+		  resent joined rebound sent tx_error up_sent up_resent \
+		  up_result up_result_again up_nacked up_complete sent_result \
 		  sent_join_ack sent_nack; do
 		echo "$rules" | grep -qE " $ev=[1-9]" || missing="$missing $ev"
 	done

@@ -2,7 +2,7 @@
 /*
  * Seed corpus of the frame fuzzer, built with the core's own builders:
  * JOINs, complete slots of every op, retransmissions, shadow copies,
- * foreign and malformed frames, and a truth-table file.
+ * foreign and malformed frames, a cascade's uplink, and a truth-table file.
  * Usage: gen_seeds DIR
  */
 #include <endian.h>
@@ -23,20 +23,19 @@ static void seed_start(struct seed *s, __u8 ctl)
 	s->len = 1;
 }
 
-/* Append one frame: its 16-bit length, then Ethernet/IPv4/UDP/OptINC. */
-static void seed_frame(struct seed *s, const struct optinc_msg *m,
-		       __u16 from_rank)
+/* Append one frame from @src: its 16-bit length, then Ethernet/IPv4/UDP/OptINC. */
+static void seed_frame_from(struct seed *s, const struct optinc_msg *m,
+			    const struct optinc_endpoint *src)
 {
-	struct optinc_endpoint src, sw;
+	struct optinc_endpoint sw;
 	__u32 pay = 0, l4, n, i;
 	__u8 *f = s->buf + s->len + 2;
 
-	if (m->type == OPTINC_T_DATA)
+	if (m->type == OPTINC_T_DATA || m->type == OPTINC_T_RESULT)
 		pay = optinc_msg_payload_len(m->bits, m->count, m->nscale);
 	l4 = OPTINC_HDR_LEN + pay;
-	fuzz_member_ep(from_rank, &src);
 	fuzz_switch_ep(&sw);
-	n = optinc_build_l2l4(f, &src, &sw, l4);
+	n = optinc_build_l2l4(f, src, &sw, l4);
 	optinc_hdr_fill((struct optinc_hdr *)(f + n), m);
 	for (i = 0; i < pay; i++)
 		f[n + OPTINC_HDR_LEN + i] = (__u8)(i * 37 + m->rank * 11 + 3);
@@ -46,6 +45,16 @@ static void seed_frame(struct seed *s, const struct optinc_msg *m,
 	s->buf[s->len] = (__u8)(n >> 8);
 	s->buf[s->len + 1] = (__u8)n;
 	s->len += 2 + n;
+}
+
+/* A frame from member @from_rank. */
+static void seed_frame(struct seed *s, const struct optinc_msg *m,
+		       __u16 from_rank)
+{
+	struct optinc_endpoint src;
+
+	fuzz_member_ep(from_rank, &src);
+	seed_frame_from(s, m, &src);
 }
 
 static int seed_write(const char *dir, const char *name, const struct seed *s)
@@ -153,6 +162,40 @@ static int seed_joins(const char *dir)
 	return seed_write(dir, "joins-ports", &s);
 }
 
+/*
+ * FUZZ_JOB_UP as a cascade's first level: a member's JOIN again (the JOIN
+ * goes up), the upper switch's JOIN_ACK with all its members, a slot that
+ * goes up (and up again, for the retransmission), its upper result twice,
+ * then a NACK of the JOIN upstream.
+ */
+static int seed_uplink(const char *dir)
+{
+	struct optinc_msg m = { .type = OPTINC_T_JOIN, .job = FUZZ_JOB_UP,
+				.token = FUZZ_TOKEN, .seq = 1000 };
+	struct optinc_endpoint upper;
+	struct seed s;
+
+	fuzz_upper_ep(&upper);
+	seed_start(&s, FUZZ_CTL_JOINED);
+	seed_frame(&s, &m, 0);
+	m = (struct optinc_msg){ .type = OPTINC_T_JOIN_ACK, .job = FUZZ_UP_JOB,
+		.rank = 1, .token = FUZZ_TOKEN, .seq = FUZZ_UP_NONCE,
+		.slot = FUZZ_WINDOW, .count = FUZZ_MAX_ELEMS, .size = 2,
+		.aux = 2 };
+	seed_frame_from(&s, &m, &upper);
+	seed_slot(&s, FUZZ_JOB_UP, FUZZ_TOKEN, OPTINC_OP_AVG, 8, 0);
+	m = seed_data(FUZZ_UP_JOB, FUZZ_TOKEN, OPTINC_OP_CAVG, 8, 0, 1);
+	m.type = OPTINC_T_RESULT;
+	m.block = 8;		/* the slot's shape, scales and all */
+	m.nscale = 2;
+	seed_frame_from(&s, &m, &upper);
+	seed_frame_from(&s, &m, &upper);
+	m = (struct optinc_msg){ .type = OPTINC_T_NACK, .job = FUZZ_UP_JOB,
+		.rank = 1, .token = FUZZ_TOKEN, .seq = FUZZ_UP_NONCE, .aux = 1 };
+	seed_frame_from(&s, &m, &upper);
+	return seed_write(dir, "uplink", &s);
+}
+
 /* A table file of one member: radix 4, 4^4 entries. */
 static int seed_table(const char *dir)
 {
@@ -177,7 +220,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: gen_seeds DIR\n");
 		return 2;
 	}
-	if (seed_ops(argv[1]) || seed_joins(argv[1]) || seed_table(argv[1]))
+	if (seed_ops(argv[1]) || seed_joins(argv[1]) || seed_uplink(argv[1]) ||
+	    seed_table(argv[1]))
 		return 1;
 	return 0;
 }

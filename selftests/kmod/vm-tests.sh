@@ -6,7 +6,8 @@
 # namespaces (L2, ARP, allreduce exact/16-bit/onn, liboptinc), malformed
 # frames, port security (the L2 hijack of issue 16 replayed, a second job
 # under a flood), the rate limit (a bad-token flood from one port during a
-# job), unload under traffic, netlink fuzzing, leaks. TAP output.
+# job), a cascade (optinc.ko first levels under optinc.ko, then under
+# optincd), unload under traffic, netlink fuzzing, leaks. TAP output.
 N=4
 SWIP=10.77.0.254
 CTL=optincctl
@@ -652,6 +653,126 @@ t_ctl() {
 		"$CTL -n ctlns -d kmod:nsw switch del && /usr/local/bin/ip netns del ctlns"
 }
 
+# ---- a cascade (Documentation/scale.md section 3): the servers h0, h1 on
+# first-level switch c1 (10.77.0.251), h2, h3 on c2 (.252), both under a
+# second level (.250) over veths u1-d1 and u2-d2: first optinc.ko, then
+# optincd on d1, d2. liboptinc's float32 allreduce of the 4 ranks (2 per
+# first-level job, -g: the data of rank i of 4) must be bit-identical to
+# the same 4 ranks on one level.
+CASC_TOP=10.77.0.250
+CASC_MAXE=2048
+
+# casc_run NAME SIZE: allreduce_check on the 4 servers, rank i of 4 as
+# rank i % SIZE of its switch (.251 for i < SIZE, .252 beyond; SIZE 4:
+# all on $SWIP); all must PASS with one hash, which goes to $HASH.
+casc_run() {
+	pids=""
+	for i in $(seq 0 $((N - 1))); do
+		sw=$SWIP
+		[ $2 = $N ] || sw=10.77.0.$((251 + i / $2))
+		h $i env OPTINC_SWITCH=$sw:47000 OPTINC_RANK=$((i % $2)) \
+			OPTINC_SIZE=$2 OPTINC_JOB=1 allreduce_check -c $COUNT -s 7 \
+			-r 3 -g $i:$N >$TMP/$1.$i 2>&1 &
+		pids="$pids $!"
+	done
+	wait $pids
+	sed 's/^/#   /' $TMP/$1.*
+	HASH=$(sed -n 's/.* hash \([0-9a-f]*\).*/\1/p' $TMP/$1.* | sort -u)
+	[ "$(grep -l '^PASS$' $TMP/$1.* | wc -l)" -eq $N ] &&
+		[ "$(echo "$HASH" | wc -l)" -eq 1 ] && [ -n "$HASH" ]
+}
+
+# The first levels: switches c1, c2 with two servers and an uplink each,
+# job 1 (N = 2) under job 100 of $CASC_TOP as its rank 0 and 1.
+casc_first() {
+	for k in 1 2; do
+		ctl switch add c$k addr 10.77.0.$((250 + k)) mac 02:00:00:00:0c:0$k &&
+		ctl port add c$k p$((2 * k - 2)) && ctl port add c$k p$((2 * k - 1)) &&
+		ctl port add c$k u$k || return 1
+	done
+	casc_jobs
+}
+
+# job 1 of c1 and c2, anew: the uplinks start over (not joined, no MAC)
+casc_jobs() {
+	for k in 1 2; do
+		$CTL -d kmod:c$k job add id 1 size 2 max-elems $CASC_MAXE \
+			up $CASC_TOP:47000 up-job 100 up-rank $((k - 1)) || return 1
+	done
+}
+
+# The uplink counters of c$1's job 1 ("uplink: frames-out N results-in N ...")
+casc_up_line() { ctl job show c$1 id 1 | grep 'uplink:'; }
+
+t_cascade() {
+	command -v allreduce_check >/dev/null ||
+		{ nok "cascade: allreduce_check was not built (run-vm's log)"; return; }
+	check "one level: job 1 of sw0, N = 4, max-elems $CASC_MAXE" \
+		ctl job set sw0 id 1 size $N max-elems $CASC_MAXE
+	casc_run casc1 $N && ok "one level: 4 ranks PASS, one result $HASH" ||
+		nok "one level: liboptinc allreduce through sw0"
+	ONE=$HASH
+	check "switch sw0 deleted for the cascade" ctl switch del sw0
+	for k in 1 2; do
+		ip link add u$k mtu 9000 type veth peer name d$k mtu 9000 &&
+			ip link set u$k up && ip link set d$k up
+	done
+	check "second level: switch top on d1, d2, job 100 (N = 2 switches, fan-in 2)" \
+		sh -c "$CTL -d kmod:top switch add addr $CASC_TOP mac 02:00:00:00:0c:10 &&
+		       $CTL -d kmod:top port add d1 && $CTL -d kmod:top port add d2 &&
+		       $CTL -d kmod:top job add id 100 size 2 fanin 2 max-elems $CASC_MAXE"
+	check "first levels: c1 (h0, h1, u1) and c2 (h2, h3, u2), job 1 with up $CASC_TOP up-job 100" \
+		casc_first
+	ctl job show c1 id 1 >$TMP/c1show
+	grep -q "up $CASC_TOP:47000 up-job 100 up-rank 0" $TMP/c1show &&
+		ok "job show: c1's job 1 has its uplink" ||
+		{ nok "job show: c1's job 1 has its uplink"; sed 's/^/# /' $TMP/c1show; }
+	for i in $(seq 0 $((N - 1))); do ip -n h$i neigh flush all; done
+	casc_run casck 2 && [ "$HASH" = "$ONE" ] &&
+		ok "cascade optinc.ko under optinc.ko: 4 ranks PASS, bit-identical to one level ($HASH)" ||
+		nok "cascade optinc.ko under optinc.ko: '$HASH', one level: '$ONE'"
+	casc_up_line 1 | sed 's/^/# c1: /'
+	casc_up_line 2 | sed 's/^/# c2: /'
+	casc_up_line 1 | grep -q 'frames-out [1-9].* results-in [1-9]' &&
+		casc_up_line 2 | grep -q 'frames-out [1-9].* results-in [1-9]' &&
+		ok "both first levels sent up and took upper results (up_frames_out, up_results_in)" ||
+		nok "the first levels' uplink counters"
+	slots=$(ctl job show top id 100 | sed -n 's/^ *slots \([0-9]*\) .*/\1/p')
+	[ "${slots:-0}" -gt 0 ] && ok "the second level completed $slots slots" ||
+		nok "the second level completed no slot"
+	t_cascade_optincd
+	ctl switch del c1 && ctl switch del c2
+	ip link del u1 && ip link del u2
+	check "switch sw0 again" sw_up
+	check "job 1 again" ctl job set sw0 id 1 size $N
+}
+
+# The second level is optincd now (DPDK, af_packet on d1 and d2).
+t_cascade_optincd() {
+	command -v optincd >/dev/null ||
+		{ nok "cascade under optincd: not in the VM (run-vm's log)"; return; }
+	ctl switch del top
+	optincd -l 0 --no-huge -m 256 --no-pci --no-shconf \
+		--vdev net_af_packet0,iface=d1,framesz=9216,blocksz=36864 \
+		--vdev net_af_packet1,iface=d2,framesz=9216,blocksz=36864 -- \
+		--addr $CASC_TOP --job id=100,size=2,fanin=2,max-elems=$CASC_MAXE \
+		>$TMP/casc-optincd.log 2>&1 &
+	pid=$!
+	k=0	# optincd answers ARP for $CASC_TOP once it runs (through c1)
+	until h 0 arping -c 1 -w 1 -I eth0 $CASC_TOP >/dev/null 2>&1; do
+		k=$((k + 1))
+		[ $k -lt 20 ] || break
+	done
+	check "first levels' jobs anew, for an upper switch at another MAC" casc_jobs
+	casc_run cascd 2 && [ "$HASH" = "$ONE" ] &&
+		ok "cascade optinc.ko under optincd: 4 ranks PASS, bit-identical to one level ($HASH)" ||
+		{ nok "cascade optinc.ko under optincd: '$HASH', one level: '$ONE'"
+		  sed 's/^/# /' $TMP/casc-optincd.log; }
+	casc_up_line 1 | sed 's/^/# c1: /'
+	kill $pid
+	wait $pid
+}
+
 # Jobs added and removed while another job runs allreduces (issue 15):
 # job 30's results stay right and its counters grow at every look; a
 # removed job's ranks are refused; then JOB_CYCLES add/remove cycles
@@ -819,6 +940,7 @@ t_shipped
 t_liboptinc
 t_collectives
 t_optincd
+t_cascade
 t_junk
 t_portsec
 t_ratelimit

@@ -16,6 +16,7 @@
 struct check_cfg {
 	size_t count;
 	int dtype, op, algo, reps;
+	int grank, gsize;	/* -g: the data and reference of rank grank of gsize */
 	unsigned int bits, block;
 	uint64_t seed;
 	const char *out;
@@ -26,14 +27,18 @@ static void check_usage(void)
 	fprintf(stderr,
 		"usage: allreduce_check [-c COUNT] [-t float|int] [-o avg|sum] [-s SEED]\n"
 		"                       [-r REPS] [-b BITS] [-B BLOCK] [-a optinc|ring] [-w FILE]\n"
-		"rank, size and switch come from the environment (OPTINC_*).\n");
+		"                       [-g RANK:SIZE]\n"
+		"rank, size and switch come from the environment (OPTINC_*).\n"
+		"-g: the data and the reference are those of rank RANK of SIZE, not of\n"
+		"the communicator's rank and size (a cascade's first-level job is part\n"
+		"of a larger whole).\n");
 }
 
 static int check_parse(int argc, char **argv, struct check_cfg *cfg)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "c:t:o:s:r:b:B:a:w:h")) != -1) {
+	while ((c = getopt(argc, argv, "c:t:o:s:r:b:B:a:w:g:h")) != -1) {
 		switch (c) {
 		case 'c': cfg->count = strtoull(optarg, NULL, 0); break;
 		case 't':
@@ -53,6 +58,11 @@ static int check_parse(int argc, char **argv, struct check_cfg *cfg)
 				    !strcmp(optarg, "optinc") ? OPTINC_ALGO_OPTINC : -2;
 			break;
 		case 'w': cfg->out = optarg; break;
+		case 'g':
+			if (sscanf(optarg, "%d:%d", &cfg->grank, &cfg->gsize) != 2 ||
+			    cfg->grank < 0 || cfg->grank >= cfg->gsize)
+				return -EINVAL;
+			break;
 		default: return -EINVAL;
 		}
 	}
@@ -123,7 +133,8 @@ static int check_write(const char *path, const void *buf, size_t len)
 
 static int check_run(const struct check_cfg *cfg, struct optinc_comm *comm)
 {
-	int rank = optinc_comm_rank(comm), size = optinc_comm_size(comm);
+	int rank = cfg->gsize ? cfg->grank : optinc_comm_rank(comm);
+	int size = cfg->gsize ? cfg->gsize : optinc_comm_size(comm);
 	size_t len = cfg->count * 4;
 	void *in = malloc(len ? len : 1), *out = malloc(len ? len : 1);
 	long bad = 0, b;

@@ -199,7 +199,8 @@ static int km_mac(const char *s, uint8_t *mac)
 	return 0;
 }
 
-enum km_kind { KM_U8, KM_U16, KM_U32, KM_STR, KM_IPV4, KM_MAC, KM_MODE, KM_FILE };
+enum km_kind { KM_U8, KM_U16, KM_U32, KM_STR, KM_IPV4, KM_MAC, KM_MODE, KM_FILE,
+	       KM_UPLINK };
 
 /* A "key value" word pair of a command and the attribute it becomes. */
 struct km_key {
@@ -227,6 +228,32 @@ static int km_put_num(struct nl_msg *msg, const struct km_key *k,
 	return ret ? -EMSGSIZE : 0;
 }
 
+/* "IPV4[:UDP]", as optincd's up= key: job-up-addr and job-up-udp-port. */
+static int km_put_uplink(struct nl_msg *msg, const char *val)
+{
+	const char *colon = strchr(val, ':');
+	char host[INET_ADDRSTRLEN];
+	size_t n = colon ? (size_t)(colon - val) : strlen(val);
+	struct in_addr a;
+	unsigned long port;
+
+	if (n == 0 || n >= sizeof(host))
+		goto bad;
+	memcpy(host, val, n);
+	host[n] = '\0';
+	if (inet_pton(AF_INET, host, &a) != 1 || !a.s_addr)
+		goto bad;
+	if (colon && (km_num("up port", colon + 1, 0xffff, &port) || !port))
+		goto bad;
+	if (nla_put(msg, OPTINC_A_JOB_UP_ADDR, 4, &a) ||
+	    (colon && nla_put_u16(msg, OPTINC_A_JOB_UP_UDP_PORT, (uint16_t)port)))
+		return -EMSGSIZE;
+	return 0;
+bad:
+	fprintf(stderr, "optincctl: kmod: up \"%s\" is not IPV4[:UDP]\n", val);
+	return -EINVAL;
+}
+
 static int km_put_value(struct nl_msg *msg, const struct km_key *k,
 			const char *val)
 {
@@ -243,6 +270,8 @@ static int km_put_value(struct nl_msg *msg, const struct km_key *k,
 			return -EINVAL;
 		}
 		return nla_put(msg, k->attr, 4, &a) ? -EMSGSIZE : 0;
+	case KM_UPLINK:
+		return km_put_uplink(msg, val);
 	case KM_MAC:
 		if (km_mac(val, mac))
 			return -EINVAL;
@@ -369,6 +398,7 @@ static void km_print_port(const char *sw, struct nlattr *nest)
 static void km_print_job_counters(const struct km_stats *st)
 {
 	const uint64_t *c = st->c;
+	bool up = c[OPTINC_STATS_A_UP_FRAMES_OUT] != 0;	/* a first level */
 
 	optincctl_print_u64("slots_completed", "    slots %" PRIu64, c[OPTINC_STATS_A_COMPLETED]);
 	optincctl_print_u64("frames_in", " in %" PRIu64 " frames",
@@ -388,6 +418,17 @@ static void km_print_job_counters(const struct km_stats *st)
 	optincctl_print_u64("wrong_port", "    port-security: wrong-port %" PRIu64, c[OPTINC_STATS_A_WRONG_PORT]);
 	optincctl_print_u64("spoofed", " spoofed %" PRIu64, c[OPTINC_STATS_A_SPOOFED]);
 	optincctl_print_u64("rebinds", " rebinds %" PRIu64 "\n", c[OPTINC_STATS_A_REBINDS]);
+	/* the uplink's, on a line of their own once it sent up */
+	optincctl_print_u64("up_frames_out", up ? "    uplink: frames-out %" PRIu64 : NULL,
+			    c[OPTINC_STATS_A_UP_FRAMES_OUT]);
+	optincctl_print_u64("up_results_in", up ? " results-in %" PRIu64 : NULL,
+			    c[OPTINC_STATS_A_UP_RESULTS_IN]);
+	optincctl_print_u64("up_resends", up ? " resends %" PRIu64 : NULL,
+			    c[OPTINC_STATS_A_UP_RESENDS]);
+	optincctl_print_u64("up_hinted", up ? " (hinted %" PRIu64 ")" : NULL,
+			    c[OPTINC_STATS_A_UP_HINTED]);
+	optincctl_print_u64("up_results_dup", up ? " results-again %" PRIu64 "\n" : NULL,
+			    c[OPTINC_STATS_A_UP_RESULTS_DUP]);
 	km_print_drops(st);
 }
 
@@ -401,6 +442,25 @@ static uint64_t km_nla_u(struct nlattr *a)
 	case 4: return nla_get_u32(a);
 	default: return nla_get_u64(a);
 	}
+}
+
+/* A first level's uplink, or a second level's fan-in: a line when either. */
+static void km_print_job_cascade(struct nlattr **tb)
+{
+	char ip[INET_ADDRSTRLEN] = "";
+	struct in_addr a;
+
+	if (tb[OPTINC_JOB_A_FANIN])
+		optincctl_print_u64("fanin", "    second level: fanin %" PRIu64 "\n",
+				    km_nla_u(tb[OPTINC_JOB_A_FANIN]));
+	if (!tb[OPTINC_JOB_A_UP_ADDR])
+		return;
+	a.s_addr = nla_get_u32(tb[OPTINC_JOB_A_UP_ADDR]);
+	inet_ntop(AF_INET, &a, ip, sizeof(ip));
+	optincctl_print_str("up_addr", "    up %s", ip);
+	optincctl_print_u64("up_udp_port", ":%" PRIu64, km_nla_u(tb[OPTINC_JOB_A_UP_UDP_PORT]));
+	optincctl_print_u64("up_job", " up-job %" PRIu64, km_nla_u(tb[OPTINC_JOB_A_UP_JOB]));
+	optincctl_print_u64("up_rank", " up-rank %" PRIu64 "\n", km_nla_u(tb[OPTINC_JOB_A_UP_RANK]));
 }
 
 static void km_print_job(const char *sw, struct nlattr *nest)
@@ -434,6 +494,7 @@ static void km_print_job(const char *sw, struct nlattr *nest)
 		optincctl_print_u64("table_wrong", " wrong-entries %" PRIu64 "\n",
 				    km_nla_u(tb[OPTINC_JOB_A_TABLE_WRONG]));
 	}
+	km_print_job_cascade(tb);
 	km_print_job_counters(&st);
 	optincctl_print_close();
 }
@@ -662,6 +723,11 @@ static const struct km_key km_job_keys[] = {
 	{ "window", OPTINC_A_JOB_WINDOW, KM_U16 },
 	{ "max-elems", OPTINC_A_JOB_MAX_ELEMS, KM_U16 },
 	{ "table", 0, KM_FILE },
+	{ "up", 0, KM_UPLINK },
+	{ "up-job", OPTINC_A_JOB_UP_JOB, KM_U16 },
+	{ "up-rank", OPTINC_A_JOB_UP_RANK, KM_U16 },
+	{ "up-token", OPTINC_A_JOB_UP_TOKEN, KM_U32 },
+	{ "fanin", OPTINC_A_JOB_FANIN, KM_U16 },
 	{ NULL, 0, 0 },
 };
 
@@ -784,6 +850,8 @@ void optincctl_kmod_usage(FILE *f)
 		"       optincctl kmod job set SWITCH id ID size N [ bits { 8 | 16 } ]\n"
 		"                 [ mode { exact | onn } ] [ table FILE ] [ token T ]\n"
 		"                 [ window W ] [ max-elems M ]\n"
+		"                 [ up IPV4[:UDP] up-job J [ up-rank R ] [ up-token T ] ]\n"
+		"                 [ fanin N1 ]\n"
 		"       optincctl kmod job { del | show } SWITCH id ID\n"
 		"       optincctl kmod table load SWITCH id ID FILE\n"
 		"OPTIONS := { -j[son] | -p[retty] | -s[tatistics] }\n"

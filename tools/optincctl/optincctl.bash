@@ -43,7 +43,7 @@ _optincctl()
 		if [ -z "$verb" ]; then
 			COMPREPLY=($(compgen -W "show add del help" -- "$cur"))
 		elif [ "$verb" = add ]; then
-			COMPREPLY=($(compgen -W "id size bits mode table token window max-elems" -- "$cur"))
+			COMPREPLY=($(compgen -W "id size bits mode table token window max-elems up up-job up-rank up-token fanin" -- "$cur"))
 		fi ;;
 	table)
 		if [ -z "$verb" ]; then

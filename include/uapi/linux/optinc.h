@@ -78,6 +78,12 @@ enum optinc_nl_attr {
 	OPTINC_A_JOB,			/* nest of OPTINC_JOB_A_* */
 	OPTINC_A_SWITCH_RATE_LIMIT,	/* u32 */
 	OPTINC_A_SWITCH_RATE_BURST,	/* u32, 1..65535 */
+	OPTINC_A_JOB_UP_ADDR,		/* u32 big-endian */
+	OPTINC_A_JOB_UP_UDP_PORT,	/* u16, 1..65535 */
+	OPTINC_A_JOB_UP_JOB,		/* u16, 1..65535 */
+	OPTINC_A_JOB_UP_RANK,		/* u16, 0..63 */
+	OPTINC_A_JOB_UP_TOKEN,		/* u32 */
+	OPTINC_A_JOB_FANIN,		/* u16, 1..64 */
 
 	__OPTINC_A_MAX
 };
@@ -112,6 +118,11 @@ enum optinc_nl_job_attr {
 	OPTINC_JOB_A_TABLE_MEMBERS,	/* u16 */
 	OPTINC_JOB_A_TABLE_WRONG,	/* u32 */
 	OPTINC_JOB_A_STATS,		/* nest of OPTINC_STATS_A_* */
+	OPTINC_JOB_A_UP_ADDR,		/* u32 big-endian */
+	OPTINC_JOB_A_UP_UDP_PORT,	/* u16 */
+	OPTINC_JOB_A_UP_JOB,		/* u16 */
+	OPTINC_JOB_A_UP_RANK,		/* u16 */
+	OPTINC_JOB_A_FANIN,		/* u16 */
 
 	__OPTINC_JOB_A_MAX
 };
@@ -150,6 +161,11 @@ enum optinc_nl_stats_attr {
 	OPTINC_STATS_A_WRONG_PORT,	/* u64 */
 	OPTINC_STATS_A_REBINDS,		/* u64 */
 	OPTINC_STATS_A_RATE_LIMITED,	/* u64 */
+	OPTINC_STATS_A_UP_FRAMES_OUT,	/* u64 */
+	OPTINC_STATS_A_UP_RESULTS_IN,	/* u64 */
+	OPTINC_STATS_A_UP_RESENDS,	/* u64 */
+	OPTINC_STATS_A_UP_HINTED,	/* u64 */
+	OPTINC_STATS_A_UP_RESULTS_DUP,	/* u64 */
 
 	__OPTINC_STATS_A_MAX
 };
