@@ -116,6 +116,15 @@ struct optinc_sw {
 int optinc_sw_input(const struct optinc_sw *sw, struct optinc_job *job,
 		    struct optinc_bind *bind, const struct optinc_sw_msg *in,
 		    enum optinc_drop why);
+/* lib/core/sw_send.c: the frames the rules send to members */
+void optinc_sw_count(const struct optinc_sw *sw, struct optinc_job *job,
+		     const struct optinc_sw_msg *in, enum optinc_sw_event ev,
+		     __u32 arg);
+void optinc_sw_result(const struct optinc_sw *sw, struct optinc_job *job,
+		      const struct optinc_sw_msg *in,
+		      const struct optinc_slot *s, __u16 rank);
+void optinc_sw_nack(const struct optinc_sw *sw, struct optinc_job *job,
+		    const struct optinc_sw_msg *in, enum optinc_drop why);
 void optinc_sw_results(const struct optinc_sw *sw, struct optinc_job *job,
 		       const struct optinc_slot *s);
 void optinc_sw_ack(const struct optinc_sw *sw, struct optinc_job *job,

@@ -5,126 +5,10 @@
  * state machine which frames go to whom. Datapaths only say how a frame
  * is allocated, sent and counted, so optincd, optinc.ko, the library's
  * test switch and the fuzzer cannot answer the same frame differently.
+ * The frames themselves are built and handed over in sw_send.c.
  */
 #include <optinc/switch.h>
 #include "compat.h"
-
-static void sw_count(const struct optinc_sw *sw, struct optinc_job *job,
-		     const struct optinc_sw_msg *in, enum optinc_sw_event ev,
-		     __u32 arg)
-{
-	sw->ops->count(sw->dp, job, in, ev, arg);
-}
-
-/* Hand a frame of @len bytes (0: not built) of @type to the datapath. */
-static void sw_tx(const struct optinc_sw *sw, struct optinc_job *job,
-		  const struct optinc_sw_msg *in, int rank, __u8 type,
-		  struct optinc_sw_frame *f, __u32 len)
-{
-	int ret = sw->ops->send(sw->dp, job, in, rank, f, len);
-
-	sw_count(sw, job, in, !len || ret ? OPTINC_SW_TX_ERROR : OPTINC_SW_SENT,
-		 type);
-}
-
-/* Slot @s's result to @rank, built whole in a frame of its own. */
-static void sw_result(const struct optinc_sw *sw, struct optinc_job *job,
-		      const struct optinc_sw_msg *in,
-		      const struct optinc_slot *s, __u16 rank)
-{
-	__u32 len = OPTINC_FRAME_OVERHEAD + OPTINC_SCALES_LEN(s->nscale) +
-		    s->res_len;
-	struct optinc_sw_frame f;
-
-	if (sw->ops->alloc(sw->dp, job, in, rank, len, &f)) {
-		sw_count(sw, job, in, OPTINC_SW_TX_ERROR, OPTINC_T_RESULT);
-		return;
-	}
-	sw_tx(sw, job, in, rank, OPTINC_T_RESULT, &f,
-	      optinc_build_result(f.buf, f.room, job, s, sw->ep, rank));
-}
-
-/* A header-only frame @a to @rank (-1: back to in->src). */
-static void sw_ctrl(const struct optinc_sw *sw, struct optinc_job *job,
-		    const struct optinc_sw_msg *in, int rank,
-		    const struct optinc_msg *a)
-{
-	const struct optinc_endpoint *dst =
-		rank < 0 ? in->src : &job->members[rank].ep;
-	struct optinc_sw_frame f;
-
-	if (sw->ops->alloc(sw->dp, job, in, rank, OPTINC_FRAME_OVERHEAD, &f)) {
-		sw_count(sw, job, in, OPTINC_SW_TX_ERROR, a->type);
-		return;
-	}
-	sw_tx(sw, job, in, rank, a->type, &f,
-	      optinc_build_ctrl(f.buf, f.room, a, sw->ep, dst));
-}
-
-/**
- * optinc_sw_results() - unit T: complete slot @s's result to every member
- * @sw:  the switch
- * @job: its job
- * @s:   a slot with done set
- *
- * Through the datapath's results op where it has one (one payload for
- * all), else one whole frame per member.
- */
-void optinc_sw_results(const struct optinc_sw *sw, struct optinc_job *job,
-		       const struct optinc_slot *s)
-{
-	int sent = -EOPNOTSUPP;
-	__u16 r;
-
-	if (sw->ops->results && job->size > 1)
-		sent = sw->ops->results(sw->dp, job, s);
-	if (sent < 0) {
-		for (r = 0; r < job->size; r++)
-			sw_result(sw, job, NULL, s, r);
-		return;
-	}
-	for (r = 0; r < job->size; r++)
-		sw_count(sw, job, NULL, r < sent ? OPTINC_SW_SENT :
-			 OPTINC_SW_TX_ERROR, OPTINC_T_RESULT);
-}
-
-/**
- * optinc_sw_ack() - a JOIN_ACK to member @rank
- * @sw:   the switch
- * @job:  its job
- * @rank: the member
- * @hold: say "not everyone yet" although all of @job joined (a cascade's
- *        first level, while its upper job is not complete)
- */
-void optinc_sw_ack(const struct optinc_sw *sw, struct optinc_job *job,
-		   __u16 rank, int hold)
-{
-	struct optinc_msg a;
-
-	optinc_job_ack(job, rank, &a);
-	if (hold)
-		a.aux = (__u16)(job->size - 1);
-	sw_ctrl(sw, job, NULL, rank, &a);
-}
-
-/* A JOIN_ACK to every member: the job is complete. */
-void optinc_sw_acks(const struct optinc_sw *sw, struct optinc_job *job)
-{
-	__u16 r;
-
-	for (r = 0; r < job->size; r++)
-		optinc_sw_ack(sw, job, r, 0);
-}
-
-/* Refuse JOIN in->m for @why: the NACK goes back where it came from. */
-static void sw_nack(const struct optinc_sw *sw, struct optinc_job *job,
-		    const struct optinc_sw_msg *in, enum optinc_drop why)
-{
-	struct optinc_msg a;
-
-	optinc_nack(in->m, why, &a);
-	sw_ctrl(sw, job, in, -1, &a);
-}
 
 /* An accepted JOIN binds the member to its MAC, address and port. */
 static void sw_bind(const struct optinc_sw *sw, struct optinc_job *job,
@@ -138,7 +22,7 @@ static void sw_bind(const struct optinc_sw *sw, struct optinc_job *job,
 	case OPTINC_BIND_SAME:
 		return;
 	case OPTINC_BIND_MOVED:
-		sw_count(sw, job, in, OPTINC_SW_REBOUND, old_port);
+		optinc_sw_count(sw, job, in, OPTINC_SW_REBOUND, old_port);
 		sw->ops->pin(sw->dp, job, in, &old, old_port);
 		return;
 	case OPTINC_BIND_NEW:
@@ -153,7 +37,7 @@ static void sw_join(const struct optinc_sw *sw, struct optinc_job *job,
 {
 	__u16 rank = in->m->rank;
 
-	sw_count(sw, job, in, OPTINC_SW_JOINED, rank);
+	optinc_sw_count(sw, job, in, OPTINC_SW_JOINED, rank);
 	if (bind)
 		sw_bind(sw, job, bind, in);
 	if (job->up && optinc_up_joined(sw, job, in))
@@ -172,26 +56,26 @@ static int sw_reply(const struct optinc_sw *sw, struct optinc_job *job,
 {
 	switch (v) {
 	case OPTINC_V_DROP:
-		sw_count(sw, job, in, OPTINC_SW_DROPPED, why);
+		optinc_sw_count(sw, job, in, OPTINC_SW_DROPPED, why);
 		return -EPROTO;
 	case OPTINC_V_ABSORBED:
-		sw_count(sw, job, in, OPTINC_SW_ABSORBED, 0);
+		optinc_sw_count(sw, job, in, OPTINC_SW_ABSORBED, 0);
 		return 0;
 	case OPTINC_V_COMPLETE:
-		sw_count(sw, job, in, OPTINC_SW_ABSORBED, 0);
-		sw_count(sw, job, in, OPTINC_SW_COMPLETED, 0);
+		optinc_sw_count(sw, job, in, OPTINC_SW_ABSORBED, 0);
+		optinc_sw_count(sw, job, in, OPTINC_SW_COMPLETED, 0);
 		optinc_sw_results(sw, job, s);
 		return 0;
 	case OPTINC_V_RESEND:
-		sw_count(sw, job, in, OPTINC_SW_RESENT, in->m->rank);
-		sw_result(sw, job, in, s, in->m->rank);
+		optinc_sw_count(sw, job, in, OPTINC_SW_RESENT, in->m->rank);
+		optinc_sw_result(sw, job, in, s, in->m->rank);
 		return 0;
 	case OPTINC_V_JOIN_ACK:
 		sw_join(sw, job, bind, in);
 		return 0;
 	case OPTINC_V_NACK:
-		sw_count(sw, job, in, OPTINC_SW_DROPPED, why);
-		sw_nack(sw, job, in, why);
+		optinc_sw_count(sw, job, in, OPTINC_SW_DROPPED, why);
+		optinc_sw_nack(sw, job, in, why);
 		return -EPROTO;
 	case OPTINC_V_FORWARD:
 		optinc_up_forward(sw, job, in, s);
@@ -206,7 +90,7 @@ static int sw_limited(const struct optinc_sw *sw, struct optinc_job *job,
 {
 	if (!sw->ops->limited || !sw->ops->limited(sw->dp, job, in))
 		return 0;
-	sw_count(sw, job, in, OPTINC_SW_RATE_LIMITED, 0);
+	optinc_sw_count(sw, job, in, OPTINC_SW_RATE_LIMITED, 0);
 	return 1;
 }
 
@@ -216,9 +100,9 @@ static int sw_no_job(const struct optinc_sw *sw,
 {
 	if (sw_limited(sw, NULL, in))
 		return -EPERM;
-	sw_count(sw, NULL, in, OPTINC_SW_DROPPED, OPTINC_DROP_NO_JOB);
+	optinc_sw_count(sw, NULL, in, OPTINC_SW_DROPPED, OPTINC_DROP_NO_JOB);
 	if (in->m->type == OPTINC_T_JOIN)
-		sw_nack(sw, NULL, in, OPTINC_DROP_NO_JOB);
+		optinc_sw_nack(sw, NULL, in, OPTINC_DROP_NO_JOB);
 	return -EPROTO;
 }
 
@@ -252,12 +136,12 @@ int optinc_sw_input(const struct optinc_sw *sw, struct optinc_job *job,
 
 	if (in->spoofed && (why != OPTINC_DROP_NONE || !job ||
 			    in->m->type != OPTINC_T_JOIN)) {
-		sw_count(sw, why == OPTINC_DROP_NONE ? job : NULL, in,
+		optinc_sw_count(sw, why == OPTINC_DROP_NONE ? job : NULL, in,
 			 OPTINC_SW_SPOOFED, 0);
 		return -EPERM;
 	}
 	if (why != OPTINC_DROP_NONE) {
-		sw_count(sw, job, in, OPTINC_SW_DROPPED, why);
+		optinc_sw_count(sw, job, in, OPTINC_SW_DROPPED, why);
 		return -EPROTO;
 	}
 	if (!job)
@@ -266,7 +150,7 @@ int optinc_sw_input(const struct optinc_sw *sw, struct optinc_job *job,
 		bv = optinc_bind_rx(bind, job, in->m, in->src, in->port,
 				    in->spoofed);
 	if (bv != OPTINC_BIND_PASS) {
-		sw_count(sw, job, in, bv == OPTINC_BIND_SPOOF ?
+		optinc_sw_count(sw, job, in, bv == OPTINC_BIND_SPOOF ?
 			 OPTINC_SW_SPOOFED : OPTINC_SW_WRONG_PORT, 0);
 		return -EPERM;
 	}
