@@ -56,7 +56,8 @@ fuzz: $(FUZZ_SEEDS)
 FUZZ_COV_SECS ?= 30
 FUZZ_COV_BIN := $(FUZZ_DIR)/fuzz_frame_cov
 FUZZ_COV_FILES := lib/core/switch.c lib/core/agg.c lib/core/reply.c \
-		  lib/core/bind.c lib/core/ratelimit.c lib/core/frame.c
+		  lib/core/bind.c lib/core/ratelimit.c lib/core/frame.c \
+		  lib/core/upstate.c lib/core/uplink.c
 .PHONY: fuzz-cov
 fuzz-cov: $(FUZZ_SEEDS)
 	@test "$(FUZZ_HAVE)" = y || { echo "fuzz-cov: $(FUZZ_CC) cannot link -fsanitize=fuzzer: install clang and libclang-rt-14-dev" >&2; exit 1; }
