@@ -22,7 +22,9 @@ msg = @printf '  %-7s %s\n' $(1) $(2)
 endif
 
 CFLAGS	?= -O2 -g
-WARN	:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
+# a call to an undeclared function links against a guess: an error, not a warning
+WARN	:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
+	   -Werror=implicit-function-declaration -Werror=incompatible-pointer-types
 BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -MMD -MP -Iinclude -Ilib/include
 ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 

@@ -241,7 +241,7 @@ static void agg_log_join(const struct optinc_agg_job *j,
 	optinc_mac_fmt(mac, sizeof(mac), in->src->mac);
 	inet_ntop(AF_INET, &in->src->ip, ip, sizeof(ip));
 	OPTINC_LOG_AGG(DEBUG, "job %u: rank %u joined from port %u (mac %s, "
-		       "%s:%u), %u of %u members", j->conf.id, in->m->rank,
+		       "%s:%u), %u of %u members", j->conf.job.id, in->m->rank,
 		       in->port, mac, ip, rte_be_to_cpu_16(in->src->port),
 		       (unsigned int)__builtin_popcountll(j->core.joined),
 		       j->core.size);
@@ -265,7 +265,7 @@ static void agg_pin(void *dp, struct optinc_job *core,
 		optinc_mac_fmt(is, sizeof(is), in->src->mac);
 		OPTINC_LOG_AGG(NOTICE, "job %u: rank %u moved from port %u "
 			       "(mac %s) to port %u (mac %s): rebound",
-			       j->conf.id, in->m->rank, old_port, was,
+			       j->conf.job.id, in->m->rank, old_port, was,
 			       in->port, is);
 	}
 	memcpy(mac.addr_bytes, in->src->mac, RTE_ETHER_ADDR_LEN);

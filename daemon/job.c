@@ -4,8 +4,8 @@
  * optincd runs (telemetry /optinc/job_add and /optinc/job_del, optincctl
  * job add|del). It has two views. The control plane's is in_use, changed
  * only under the telemetry lock; telemetry shows it. Each datapath
- * lcore's is its job_live[], written only by that lcore between two poll
- * rounds. A job is served by one lcore ("worker", lcore.c), chosen when it
+ * lcore's is its job_live[] (job_live.c), written only by that lcore
+ * between two poll rounds. A job is served by one lcore ("worker", lcore.c), chosen when it
  * is added: the one with the fewest jobs (a cascade job with up=: worker
  * 0, which owns the uplinks). A control thread builds a job whole (slots,
  * table, uplink), hands it over (op ADD) and waits until its worker has
@@ -19,39 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <rte_cycles.h>
 #include <rte_malloc.h>
 #include "optincd.h"
 
-#define JOB_OP_ADD	1
-#define JOB_OP_DEL	2
-/* how long a control thread waits for the lcore to take an op */
-#define JOB_WAIT_MS	2000
-
-/* One worker's jobs, written by it only; @pending set by control threads. */
-struct job_live {
-	struct optinc_agg_job *jobs[OPTINC_MAX_JOBS];
-	unsigned int nb;
-	/* a job has an op or a table waiting: the worker's test each round */
-	bool pending;
-} __rte_cache_aligned;
-
 static struct optinc_agg_job *job_tab;	/* OPTINC_MAX_JOBS entries */
-static struct job_live job_live[OPTINC_MAX_WORKERS];
-
-static struct job_live *job_mine(void)
-{
-	return &job_live[optinc_self()->idx];
-}
-
-void optinc_agg_kick(void)
-{
-	unsigned int w;
-
-	for (w = 0; w < optinc_nb_workers; w++)
-		__atomic_store_n(&job_live[w].pending, true, __ATOMIC_RELEASE);
-}
 
 /* The worker for a new job: the one with the fewest jobs, lowest first. */
 static uint16_t job_place(const struct optinc_job_conf *jc)
@@ -92,18 +63,11 @@ static void job_release(struct optinc_agg_job *j)
 static int job_init(struct optinc_agg_job *j, const struct optinc_job_conf *jc,
 		    bool strict, char *why, size_t why_len)
 {
-	uint64_t len = optinc_job_mem(jc->window, jc->max_elems);
+	uint64_t len = optinc_job_mem(jc->job.window, jc->job.max_elems);
 	int ret;
 
 	j->conf = *jc;
 	j->conf.table = jc->table ? strdup(jc->table) : NULL;
-	j->core.id = jc->id;
-	j->core.size = jc->size;
-	j->core.token = jc->token;
-	j->core.window = jc->window;
-	j->core.max_elems = jc->max_elems;
-	j->core.fanin = jc->fanin;
-	j->core.mode = OPTINC_MODE_EXACT;
 	j->served = true;
 	j->worker = job_place(jc);
 	optinc_bind_init(&j->bind);
@@ -115,7 +79,7 @@ static int job_init(struct optinc_agg_job *j, const struct optinc_job_conf *jc,
 		if (strict)
 			return -EINVAL;
 		OPTINC_LOG(ERR, "job %u: table '%s': %s; the job is not "
-			   "served until a good table is installed", jc->id,
+			   "served until a good table is installed", jc->job.id,
 			   jc->table, why);
 		j->served = false;
 	}
@@ -123,15 +87,17 @@ static int job_init(struct optinc_agg_job *j, const struct optinc_job_conf *jc,
 	if (!j->mem) {
 		snprintf(why, why_len, "cannot allocate %" PRIu64 " bytes for "
 			 "%u slots (window=%u) of %u elements (max-elems): "
-			 "raise EAL -m or lower them", len, 2u * jc->window,
-			 jc->window, jc->max_elems);
+			 "raise EAL -m or lower them", len, 2u * jc->job.window,
+			 jc->job.window, jc->job.max_elems);
 		return -ENOMEM;
 	}
-	ret = optinc_job_init(&j->core, j->mem, len);
+	/* the spec passed optinc_job_cfg_check(), the table its own checks */
+	ret = optinc_job_setup(&j->core, &jc->job, j->table ? &j->table->t : NULL,
+			       j->mem, len);
 	if (ret) {
 		snprintf(why, why_len, "the core refused size=%u window=%u "
-			 "max-elems=%u: %s", jc->size, jc->window,
-			 jc->max_elems, strerror(-ret));
+			 "max-elems=%u: %s", jc->job.size, jc->job.window,
+			 jc->job.max_elems, strerror(-ret));
 		return ret;
 	}
 	return 0;
@@ -164,19 +130,20 @@ int optinc_agg_init(const struct optinc_conf *c)
 	}
 	for (i = 0; i < OPTINC_MAX_JOBS; i++)
 		job_tab[i].slot = (uint16_t)i;
+	optinc_live_init(job_tab);
 	for (i = 0; i < c->nb_jobs; i++) {
 		j = &job_tab[i];
 		ret = job_init(j, &c->jobs[i], false, why, sizeof(why));
 		if (!ret && c->jobs[i].up_ip)
 			ret = optinc_uplink_setup(j, why, sizeof(why));
 		if (ret) {
-			OPTINC_LOG(ERR, "job %u: %s", c->jobs[i].id, why);
+			OPTINC_LOG(ERR, "job %u: %s", c->jobs[i].job.id, why);
 			return ret;
 		}
 		if (c->jobs[i].up_ip)
 			optinc_uplink_attach(j);
 		j->in_use = true;
-		job_live[j->worker].jobs[job_live[j->worker].nb++] = j;
+		optinc_live_add(j);
 		optinc_lcore_set_owner(j->core.id, j->worker);
 	}
 	return 0;
@@ -190,7 +157,7 @@ void optinc_agg_free(void)
 		job_release(&job_tab[i]);
 	rte_free(job_tab);
 	job_tab = NULL;
-	memset(job_live, 0, sizeof(job_live));
+	optinc_live_init(NULL);
 }
 
 /* The control plane's jobs (telemetry lock, or before the lcore runs). */
@@ -221,95 +188,6 @@ struct optinc_agg_job *optinc_agg_find(uint16_t id)
 		if (job_tab[k].in_use && job_tab[k].core.id == id)
 			return &job_tab[k];
 	return NULL;
-}
-
-/* This worker's job @id, or NULL; datapath lcores only. */
-struct optinc_agg_job *optinc_agg_live_find(uint16_t id)
-{
-	const struct job_live *l = job_mine();
-	unsigned int i;
-
-	for (i = 0; i < l->nb; i++)
-		if (l->jobs[i]->core.id == id)
-			return l->jobs[i];
-	return NULL;
-}
-
-/* The worker lets go of @j: no frame reaches it, its members' MACs unpinned. */
-static void job_detach(struct job_live *l, struct optinc_agg_job *j)
-{
-	uint64_t now = rte_rdtsc();
-	struct rte_ether_addr mac;
-	unsigned int i;
-	uint16_t r;
-
-	for (i = 0; i < l->nb && l->jobs[i] != j; i++)
-		;
-	if (i == l->nb)
-		return;
-	l->jobs[i] = l->jobs[--l->nb];
-	for (r = 0; r < j->core.size; r++) {
-		if (!(j->bind.bound & (1ULL << r)))
-			continue;
-		memcpy(mac.addr_bytes, j->bind.ep[r].mac, RTE_ETHER_ADDR_LEN);
-		optinc_l2_unpin(&mac, (uint16_t)j->bind.port[r], now);
-	}
-	optinc_uplink_detach(j);
-}
-
-/**
- * optinc_agg_sync() - take what control threads handed over; datapath lcores
- *
- * Called between frames, once per poll round on every worker: its jobs
- * added and removed, and installed tables (optinc_agg_table_take()), apply
- * from the next frame on. An op on another worker's job is left to it.
- */
-void optinc_agg_sync(void)
-{
-	struct job_live *l = job_mine();
-	struct optinc_agg_job *j;
-	unsigned int i;
-	uint8_t op;
-
-	if (likely(!__atomic_load_n(&l->pending, __ATOMIC_ACQUIRE)))
-		return;
-	__atomic_store_n(&l->pending, false, __ATOMIC_RELAXED);
-	for (i = 0; i < OPTINC_MAX_JOBS; i++) {
-		j = &job_tab[i];
-		op = __atomic_load_n(&j->op, __ATOMIC_ACQUIRE);
-		if (!op || j->worker != optinc_self()->idx)
-			continue;
-		if (op == JOB_OP_ADD) {
-			l->jobs[l->nb++] = j;
-			optinc_uplink_attach(j);
-		} else if (op == JOB_OP_DEL) {
-			job_detach(l, j);
-		}
-		__atomic_store_n(&j->op, 0, __ATOMIC_RELEASE);
-	}
-	for (i = 0; i < l->nb; i++)
-		optinc_agg_table_take(l->jobs[i]);
-}
-
-/* Hand @op on @j to the lcore and wait until it is taken. */
-static int job_hand_over(struct optinc_agg_job *j, uint8_t op)
-{
-	const struct timespec step = { .tv_nsec = 1000000 };
-	unsigned int ms;
-	uint8_t want = op;
-
-	__atomic_store_n(&j->op, op, __ATOMIC_RELEASE);
-	optinc_agg_kick();
-	for (ms = 0; ms < JOB_WAIT_MS; ms++) {
-		if (!__atomic_load_n(&j->op, __ATOMIC_ACQUIRE))
-			return 0;
-		nanosleep(&step, NULL);
-	}
-	/* withdrawn, unless the lcore took it at the last moment */
-	if (__atomic_compare_exchange_n(&j->op, &want, 0, false,
-					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		return -ETIMEDOUT;
-	return 0;
 }
 
 static struct optinc_agg_job *job_free_entry(void)
@@ -345,8 +223,8 @@ struct optinc_agg_job *optinc_agg_job_add(const char *spec, char *why,
 	ret = optinc_opts_job_spec(spec, &jc, why, why_len);
 	if (ret)
 		return NULL;
-	if (optinc_agg_find(jc.id)) {
-		snprintf(why, why_len, "job %u exists", jc.id);
+	if (optinc_agg_find(jc.job.id)) {
+		snprintf(why, why_len, "job %u exists", jc.job.id);
 		ret = -EEXIST;
 	} else if (!(j = job_free_entry())) {
 		snprintf(why, why_len, "the switch has %u jobs, the most it "
@@ -359,10 +237,10 @@ struct optinc_agg_job *optinc_agg_job_add(const char *spec, char *why,
 		ret = optinc_uplink_setup(j, why, why_len);
 	/* frames of the new id go to its worker, which serves it once taken */
 	if (!ret)
-		optinc_lcore_set_owner(jc.id, j->worker);
-	if (!ret && job_hand_over(j, JOB_OP_ADD)) {
+		optinc_lcore_set_owner(jc.job.id, j->worker);
+	if (!ret && optinc_live_hand_over(j, OPTINC_JOB_OP_ADD)) {
 		snprintf(why, why_len, "the datapath did not take it within "
-			 "%u ms (is optincd stopping?)", JOB_WAIT_MS);
+			 "%u ms (is optincd stopping?)", OPTINC_JOB_WAIT_MS);
 		ret = -ETIMEDOUT;
 	}
 	free(jc.table);
@@ -370,13 +248,13 @@ struct optinc_agg_job *optinc_agg_job_add(const char *spec, char *why,
 		if (j)
 			job_release(j);
 		if (ret != -EEXIST)
-			optinc_lcore_set_owner(jc.id, 0);
+			optinc_lcore_set_owner(jc.job.id, 0);
 		OPTINC_LOG(ERR, "job add '%s': %s", spec, why);
 		return NULL;
 	}
 	j->in_use = true;
 	OPTINC_LOG(INFO, "job %u added: size %u bits %u mode %s window %u "
-		   "max-elems %u lcore %u", jc.id, jc.size, jc.bits,
+		   "max-elems %u lcore %u", jc.job.id, jc.job.size, jc.job.bits,
 		   j->core.mode == OPTINC_MODE_ONN ? "onn" : "exact",
 		   j->core.window, j->core.max_elems,
 		   optinc_workers[j->worker].lcore);
@@ -403,9 +281,9 @@ int optinc_agg_job_del(uint16_t id, char *why, size_t why_len)
 		snprintf(why, why_len, "no job %u", id);
 		return -ENOENT;
 	}
-	if (job_hand_over(j, JOB_OP_DEL)) {
+	if (optinc_live_hand_over(j, OPTINC_JOB_OP_DEL)) {
 		snprintf(why, why_len, "the datapath did not let it go within "
-			 "%u ms (is optincd stopping?)", JOB_WAIT_MS);
+			 "%u ms (is optincd stopping?)", OPTINC_JOB_WAIT_MS);
 		return -ETIMEDOUT;
 	}
 	job_release(j);

@@ -10,27 +10,32 @@
 #include <string.h>
 #include "optincd.h"
 
-#define OPTS_JOB_NUM(k, f, b, lo, hi) \
-	{ k, b, lo, hi, offsetof(struct optinc_job_conf, f), \
+#define OPTS_JOB_NUM(k, f, b, hi) \
+	{ k, b, hi, offsetof(struct optinc_job_conf, f), \
 	  sizeof(((struct optinc_job_conf *)0)->f) }
 
-/* The numeric keys of a job spec: where each goes and what it may be. */
+/*
+ * The numeric keys of a job spec: where each goes and the most its field
+ * holds. Which values make a job is the core's to say
+ * (optinc_job_cfg_check(), after the whole spec); the uplink's keys are
+ * optincd's own, bounded here.
+ */
 static const struct opts_job_num {
 	const char *key;
 	int base;
-	unsigned long long min, max;
+	unsigned long long max;
 	size_t off, size;
 } opts_job_nums[] = {
-	OPTS_JOB_NUM("id", id, 10, 1, 65535),
-	OPTS_JOB_NUM("size", size, 10, 1, OPTINC_MAX_MEMBERS),
-	OPTS_JOB_NUM("bits", bits, 10, 8, 16),
-	OPTS_JOB_NUM("token", token, 0, 0, UINT32_MAX),
-	OPTS_JOB_NUM("window", window, 10, 1, OPTINC_MAX_WINDOW),
-	OPTS_JOB_NUM("max-elems", max_elems, 10, 1, 65535),
-	OPTS_JOB_NUM("up-job", up_job, 10, 1, 65535),
-	OPTS_JOB_NUM("up-rank", up_rank, 10, 0, OPTINC_MAX_MEMBERS - 1),
-	OPTS_JOB_NUM("up-token", up_token, 0, 0, UINT32_MAX),
-	OPTS_JOB_NUM("fanin", fanin, 10, 1, OPTINC_MAX_MEMBERS),
+	OPTS_JOB_NUM("id", job.id, 10, 65535),
+	OPTS_JOB_NUM("size", job.size, 10, 65535),
+	OPTS_JOB_NUM("bits", job.bits, 10, 255),
+	OPTS_JOB_NUM("token", job.token, 0, UINT32_MAX),
+	OPTS_JOB_NUM("window", job.window, 10, 65535),
+	OPTS_JOB_NUM("max-elems", job.max_elems, 10, 65535),
+	OPTS_JOB_NUM("up-job", up_job, 10, 65535),
+	OPTS_JOB_NUM("up-rank", up_rank, 10, OPTINC_MAX_MEMBERS - 1),
+	OPTS_JOB_NUM("up-token", up_token, 0, UINT32_MAX),
+	OPTS_JOB_NUM("fanin", job.fanin, 10, 65535),
 };
 
 static void opts_job_store(struct optinc_job_conf *j,
@@ -58,14 +63,9 @@ static int opts_job_num(struct optinc_job_conf *j, const char *key,
 		d = &opts_job_nums[i];
 		if (strcmp(key, d->key))
 			continue;
-		if (!strcmp(key, "bits") &&
-		    (optinc_opts_num(val, 10, 8, 16, &v) || (v != 8 && v != 16))) {
-			snprintf(why, sizeof(why), "bits=%s: must be 8 or 16", val);
-			return optinc_opts_err("job", spec, why);
-		}
-		if (optinc_opts_num(val, d->base, d->min, d->max, &v)) {
-			snprintf(why, sizeof(why), "%s=%s: must be %llu..%llu",
-				 key, val, d->min, d->max);
+		if (optinc_opts_num(val, d->base, 0, d->max, &v)) {
+			snprintf(why, sizeof(why), "%s=%s: not a number in "
+				 "0..%llu", key, val, d->max);
 			return optinc_opts_err("job", spec, why);
 		}
 		opts_job_store(j, d, v);
@@ -93,7 +93,7 @@ static int opts_job_key(struct optinc_job_conf *j, char *kv, bool *mode_set,
 			snprintf(why, sizeof(why), "mode=%s: not exact or onn", val);
 			return optinc_opts_err("job", spec, why);
 		}
-		j->mode = strcmp(val, "onn") ? OPTINC_MODE_EXACT : OPTINC_MODE_ONN;
+		j->job.mode = strcmp(val, "onn") ? OPTINC_MODE_EXACT : OPTINC_MODE_ONN;
 		*mode_set = true;
 		return 0;
 	}
@@ -112,23 +112,52 @@ static int opts_job_key(struct optinc_job_conf *j, char *kv, bool *mode_set,
 	return opts_job_num(j, kv, val, spec);
 }
 
-/* The job as a whole: required keys, mode and table. */
+/* The value of @j's field @f, as a spec would write it. */
+static void opts_job_value(const struct optinc_job_conf *j,
+			   enum optinc_job_field f, char *buf, size_t len)
+{
+	const struct optinc_job_cfg *c = &j->job;
+	unsigned int v[OPTINC_JF_NR] = {
+		[OPTINC_JF_ID] = c->id, [OPTINC_JF_SIZE] = c->size,
+		[OPTINC_JF_BITS] = c->bits, [OPTINC_JF_WINDOW] = c->window,
+		[OPTINC_JF_MAX_ELEMS] = c->max_elems, [OPTINC_JF_FANIN] = c->fanin,
+	};
+
+	if (f == OPTINC_JF_MODE)
+		snprintf(buf, len, "%s", c->mode == OPTINC_MODE_ONN ? "onn" : "exact");
+	else if (f == OPTINC_JF_TABLE)
+		snprintf(buf, len, "%s", j->table ? j->table : "");
+	else
+		snprintf(buf, len, "%u", v[f]);
+}
+
+/*
+ * The job as a whole: required keys, then the core's checks of the values
+ * (as "key=value: why"), then what a table file asks of mode.
+ */
 static int opts_job_shape(struct optinc_job_conf *j, bool mode_set,
 			  const char *spec)
 {
-	if (!j->id)
+	struct optinc_job_err e;
+	char why[192], val[64];
+
+	if (!j->job.id)
 		return optinc_opts_err("job", spec, "id= is required");
-	if (!j->size)
+	if (!j->job.size)
 		return optinc_opts_err("job", spec, "size= is required");
 	j->mode_set = mode_set;
 	if (j->table && !mode_set)
-		j->mode = OPTINC_MODE_ONN;
-	if (j->mode == OPTINC_MODE_ONN && !j->table)
+		j->job.mode = OPTINC_MODE_ONN;
+	if (optinc_job_cfg_check(&j->job, NULL, &e)) {
+		opts_job_value(j, e.field, val, sizeof(val));
+		snprintf(why, sizeof(why), "%s=%s: %s",
+			 optinc_job_field_names[e.field], val, e.why);
+		return optinc_opts_err("job", spec, why);
+	}
+	if (j->job.mode == OPTINC_MODE_ONN && !j->table)
 		return optinc_opts_err("job", spec, "mode=onn needs table=FILE");
-	if (j->mode == OPTINC_MODE_EXACT && j->table)
+	if (j->job.mode == OPTINC_MODE_EXACT && j->table)
 		return optinc_opts_err("job", spec, "table= is only used with mode=onn");
-	if (j->mode == OPTINC_MODE_ONN && j->bits != 8)
-		return optinc_opts_err("job", spec, "mode=onn needs bits=8");
 	return 0;
 }
 
@@ -140,10 +169,10 @@ int optinc_opts_job_parse(struct optinc_job_conf *j, const char *name,
 	bool mode_set = false;
 	int ret = 0;
 
-	*j = (struct optinc_job_conf){
+	*j = (struct optinc_job_conf){ .job = {
 		.bits = 8, .mode = OPTINC_MODE_EXACT,
 		.window = OPTINC_DEF_WINDOW, .max_elems = OPTINC_DEF_MAX_ELEMS,
-	};
+	} };
 	if (!copy)
 		return optinc_opts_err(name, val, "out of memory");
 	for (tok = strtok_r(copy, ",", &save); tok && !ret;

@@ -33,10 +33,10 @@ static void main_banner_job(const struct optinc_job_conf *jc,
 	const char *table = j->table ? j->table->path : jc->table;
 
 	OPTINC_LOG(INFO, "job %u size %u bits %u mode %s%s%s window %u "
-		   "max-elems %u lcore %u%s", jc->id, jc->size, jc->bits,
-		   jc->mode == OPTINC_MODE_ONN ? "onn" : "exact",
+		   "max-elems %u lcore %u%s", jc->job.id, jc->job.size, jc->job.bits,
+		   jc->job.mode == OPTINC_MODE_ONN ? "onn" : "exact",
 		   table ? " table " : "", table ? table : "",
-		   jc->window, jc->max_elems, optinc_workers[j->worker].lcore,
+		   jc->job.window, jc->job.max_elems, optinc_workers[j->worker].lcore,
 		   j->served ? "" : " (not served: bad table)");
 }
 

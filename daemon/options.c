@@ -114,7 +114,7 @@ static int opts_job(struct optinc_conf *c, const char *name, const char *val)
 
 	ret = optinc_opts_job_parse(&j, name, val);
 	for (i = 0; !ret && i < c->nb_jobs; i++)
-		if (c->jobs[i].id == j.id)
+		if (c->jobs[i].job.id == j.job.id)
 			ret = optinc_opts_err("job", val, "a job with this id exists");
 	if (!ret && c->nb_jobs == OPTINC_MAX_JOBS)
 		ret = optinc_opts_err("job", val, "too many jobs");

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/stat.h>
 #include <rte_byteorder.h>
 #include "optincd.h"
@@ -56,37 +55,38 @@ void optinc_agg_table_free(struct optinc_agg_table *t)
 	free(t);
 }
 
+/* The file's own checks (the core's), then the job's: its N, B and fan-in. */
 static int table_check(const struct optinc_agg_job *j,
 			   struct optinc_agg_table *t, size_t len,
 			   char *why, size_t why_len)
 {
 	const struct optinc_table_file_hdr *h = t->buf;
+	const struct optinc_job_cfg *c = &j->conf.job;
+	struct optinc_job_err e;
 	const char *msg = NULL;
 
 	if (optinc_table_parse(t->buf, len, &t->t, &msg)) {
 		snprintf(why, why_len, "%s", msg);
 		return -EINVAL;
 	}
-	if (t->t.members != j->conf.size || t->t.bits != j->conf.bits) {
+	if (!optinc_job_cfg_check(c, &t->t, &e)) {
+		t->wrong = rte_le_to_cpu_32(h->wrong);
+		return 0;
+	}
+	if (e.field == OPTINC_JF_TABLE)
 		snprintf(why, why_len, "made for N=%u B=%u, the job has "
-			 "size=%u bits=%u", t->t.members, t->t.bits,
-			 j->conf.size, j->conf.bits);
-		return -EINVAL;
-	}
-	/* a second level (fanin=N1) looks up cascade tables, and only it */
-	if (t->t.fanin != j->conf.fanin) {
-		if (t->t.fanin)
-			snprintf(why, why_len, "a cascade table (fan-in %u): "
-				 "the job needs fanin=%u", t->t.fanin,
-				 t->t.fanin);
-		else
-			snprintf(why, why_len, "a one-level table: the job "
-				 "(fanin=%u) needs a cascade table (version 2) "
-				 "of fan-in %u", j->conf.fanin, j->conf.fanin);
-		return -EINVAL;
-	}
-	t->wrong = rte_le_to_cpu_32(h->wrong);
-	return 0;
+			 "size=%u bits=%u", t->t.members, t->t.bits, c->size,
+			 c->bits);
+	else if (e.field == OPTINC_JF_FANIN && t->t.fanin)
+		snprintf(why, why_len, "a cascade table (fan-in %u): the job "
+			 "needs fanin=%u", t->t.fanin, t->t.fanin);
+	else if (e.field == OPTINC_JF_FANIN)
+		snprintf(why, why_len, "a one-level table: the job (fanin=%u) "
+			 "needs a cascade table (version 2) of fan-in %u",
+			 c->fanin, c->fanin);
+	else
+		snprintf(why, why_len, "%s", e.msg);
+	return -EINVAL;
 }
 
 /*
@@ -122,81 +122,29 @@ int optinc_agg_table_load(const struct optinc_agg_job *j, const char *path,
 }
 
 /*
- * A job's configured table (j->conf.table), put in use before the job
- * runs. Return: 0, or a negative errno with @why set.
+ * A job's configured table (j->conf.table), loaded before the job is set
+ * up (optinc_job_setup() puts it in use). Return: 0, or a negative errno
+ * with @why set.
  */
 int optinc_agg_job_table(struct optinc_agg_job *j, char *why, size_t why_len)
 {
-	struct optinc_agg_table *t;
-	int ret;
-
-	ret = optinc_agg_table_load(j, j->conf.table, &t, why, why_len);
-	if (ret)
-		return ret;
-	j->table = t;
-	j->core.table = &t->t;
-	j->core.mode = OPTINC_MODE_ONN;
-	return 0;
+	return optinc_agg_table_load(j, j->conf.table, &j->table, why, why_len);
 }
 
-/**
- * optinc_agg_table_take() - put @j's installed table in use; lcore only
- * @j: a job
- *
- * Called between frames (optinc_agg_sync()). A job's new table and onn
- * mode apply from the next frame on. Slots keep the reduction kind they
- * started with (the core folds and finishes with the slot's kind), and
- * every onn slot of a job accumulates P's sums, which do not depend on the
- * table, so a slot in flight finishes whole with the table in use at its
- * last contribution: no slot mixes two tables or two modes.
- */
-void optinc_agg_table_take(struct optinc_agg_job *j)
-{
-	struct optinc_agg_table *t;
-
-	t = __atomic_exchange_n(&j->pending, NULL, __ATOMIC_ACQ_REL);
-	if (!t)
-		return;
-	OPTINC_LOG(DEBUG, "job %u: the datapath uses table '%s' from now on%s%s",
-		   j->conf.id, t->path, j->table ? ", instead of " : "",
-		   j->table ? j->table->path : "");
-	j->retired = j->table;
-	j->core.table = &t->t;
-	j->core.mode = OPTINC_MODE_ONN;
-	__atomic_store_n(&j->served, true, __ATOMIC_RELAXED);
-	__atomic_store_n(&j->table, t, __ATOMIC_RELEASE);
-}
-
-/* Wait up to @ms for the lcore to put @t in use. */
-static bool table_wait_applied(struct optinc_agg_job *j,
-			     const struct optinc_agg_table *t, unsigned int ms)
-{
-	const struct timespec step = { .tv_nsec = 1000000 };
-
-	while (ms--) {
-		if (__atomic_load_n(&j->table, __ATOMIC_ACQUIRE) == t)
-			return true;
-		nanosleep(&step, NULL);
-	}
-	return __atomic_load_n(&j->table, __ATOMIC_ACQUIRE) == t;
-}
-
-/* Give @t to the lcore and wait until it is in use. */
+/* Give @t to the lcore; free it when refused, and what it replaced. */
 static int table_hand_over(struct optinc_agg_job *j, struct optinc_agg_table *t,
-			 char *why, size_t why_len)
+			   char *why, size_t why_len)
 {
-	__atomic_store_n(&j->pending, t, __ATOMIC_RELEASE);
-	optinc_agg_kick();
-	if (!table_wait_applied(j, t, 2000) &&
-	    __atomic_exchange_n(&j->pending, NULL, __ATOMIC_ACQ_REL) == t) {
+	struct optinc_agg_table *old;
+	int ret = optinc_live_table_hand_over(j, t, &old);
+
+	if (ret) {
 		snprintf(why, why_len, "the datapath did not take it within "
 			 "2 s (is optincd stopping?)");
 		optinc_agg_table_free(t);
-		return -ETIMEDOUT;
+		return ret;
 	}
-	/* taken: the lcore stores j->table right after the exchange */
-	table_wait_applied(j, t, 1000);
-	optinc_agg_table_free(__atomic_exchange_n(&j->retired, NULL, __ATOMIC_ACQUIRE));
+	optinc_agg_table_free(old);
 	return 0;
 }
 
@@ -210,7 +158,7 @@ static int table_hand_over(struct optinc_agg_job *j, struct optinc_agg_table *t,
  * Runs on a control thread (telemetry), one call at a time. The file gets
  * the same checks as at start; a bad one leaves the job as it was. A good
  * one makes the job an onn job from the lcore's next poll round on (see
- * optinc_agg_sync()); a job refused at start for its table is served from
+ * optinc_agg_sync(), job_live.c); a job refused at start for its table is served from
  * then on. A job started with mode=exact is the reference and takes none.
  *
  * Return: 0, or a negative errno with @why set (and logged with the job
@@ -222,7 +170,7 @@ int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
 	struct optinc_agg_table *t;
 	int ret;
 
-	if (j->conf.mode_set && j->conf.mode == OPTINC_MODE_EXACT) {
+	if (j->conf.mode_set && j->conf.job.mode == OPTINC_MODE_EXACT) {
 		snprintf(why, why_len, "the job was started with mode=exact "
 			 "and takes no table");
 		ret = -EPERM;
@@ -233,10 +181,10 @@ int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
 	}
 	if (ret) {
 		OPTINC_LOG(ERR, "job %u: table '%s': %s; the job keeps its "
-			   "mode and table", j->conf.id, path, why);
+			   "mode and table", j->conf.job.id, path, why);
 		return ret;
 	}
 	OPTINC_LOG(INFO, "job %u: table '%s' installed (%u wrong entries), "
-		   "mode onn", j->conf.id, t->path, t->wrong);
+		   "mode onn", j->conf.job.id, t->path, t->wrong);
 	return 0;
 }

@@ -94,14 +94,14 @@ int optinc_uplink_setup(struct optinc_agg_job *j, char *why, size_t why_len)
 	j->core.up = &u->core;
 	if (j->core.max_elems > max) {
 		OPTINC_LOG_UPLINK(NOTICE, "job %u: max-elems %u -> %u, so that "
-				  "its upstream frames fit the MTU", jc->id,
+				  "its upstream frames fit the MTU", jc->job.id,
 				  j->core.max_elems, max);
 		j->core.max_elems = max;
-		j->conf.max_elems = max;
+		j->conf.job.max_elems = max;
 	}
 	inet_ntop(AF_INET, &jc->up_ip, ip, sizeof(ip));
 	OPTINC_LOG_UPLINK(INFO, "job %u: uplink to %s:%u, job %u rank %u",
-			  jc->id, ip, jc->up_port, jc->up_job, jc->up_rank);
+			  jc->job.id, ip, jc->up_port, jc->up_job, jc->up_rank);
 	return 0;
 }
 
@@ -224,15 +224,15 @@ void optinc_uplink_log(const struct optinc_agg_job *j, enum optinc_sw_event ev,
 
 	if (ev == OPTINC_SW_UP_NACKED)
 		OPTINC_LOG_UPLINK(ERR, "job %u: upper switch job %u: refused "
-				  "the JOIN, reason %u", j->conf.id, up->job, arg);
+				  "the JOIN, reason %u", j->conf.job.id, up->job, arg);
 	else if (ev == OPTINC_SW_UP_WINDOW)
 		OPTINC_LOG_UPLINK(ERR, "job %u: upper switch job %u: window "
-				  "smaller than this job's: %u", j->conf.id,
+				  "smaller than this job's: %u", j->conf.job.id,
 				  up->job, arg);
 	else if (ev == OPTINC_SW_UP_COMPLETE)
 		OPTINC_LOG_UPLINK(DEBUG, "job %u: rank %u of upper job %u, which "
 				  "has all its members now (window %u)",
-				  j->conf.id, up->rank, up->job, arg);
+				  j->conf.job.id, up->rank, up->job, arg);
 }
 
 /**

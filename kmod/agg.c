@@ -125,10 +125,10 @@ static void agg_count_up(struct optinc_kswitch *sw, struct optinc_kjob *job,
 			     ev == OPTINC_SW_UP_HINTED ? arg : 1);
 	else if (ev == OPTINC_SW_UP_NACKED)
 		net_warn_ratelimited("optinc: %s: job %u: upper switch job %u refused the JOIN, reason %u\n",
-				     sw->name, job->cfg.id, job->up.job, arg);
+				     sw->name, job->cfg.job.id, job->up.job, arg);
 	else if (ev == OPTINC_SW_UP_WINDOW)
 		net_warn_ratelimited("optinc: %s: job %u: upper switch job %u has a window smaller than this job's: %u\n",
-				     sw->name, job->cfg.id, job->up.job, arg);
+				     sw->name, job->cfg.job.id, job->up.job, arg);
 }
 
 /* The rules' events, on the port's and job's counters (uapi). */
@@ -213,7 +213,7 @@ static void agg_pin(void *dp, struct optinc_job *core,
 		optinc_fdb_unpin(sw, old->mac,
 				 optinc_port_by_ifindex(sw, old_if));
 		net_info_ratelimited("optinc: %s: job %u: rank %u moved from ifindex %u (%pM) to %s (%pM): rebound\n",
-				     sw->name, agg_job(core)->cfg.id,
+				     sw->name, agg_job(core)->cfg.job.id,
 				     in->m->rank, old_if, old->mac,
 				     ctx->in->dev->name, in->src->mac);
 	}

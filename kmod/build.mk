@@ -11,9 +11,9 @@
 # of links to the sources.
 
 KMOD_HDRS_PKG := linux-headers-amd64
-KMOD_CORE := frame reduce pam4 table agg reply cascade bind ratelimit switch \
-	     uplink upstate
-KMOD_SRCS := $(wildcard kmod/*.c kmod/*.h) $(KMOD_CORE:%=lib/core/%.c) \
+# the core files the module is built from: Kbuild's list, the one list
+KMOD_CORE := $(patsubst %.o,%.c,$(filter lib/core/%.o,$(shell cat Kbuild)))
+KMOD_SRCS := $(wildcard kmod/*.c kmod/*.h) $(KMOD_CORE) \
 	     lib/core/compat.h
 KMOD_DEPS := Kbuild $(KMOD_SRCS) include/optinc/core.h include/optinc/bind.h include/optinc/ratelimit.h include/optinc/switch.h \
 	     include/optinc/wire.h \

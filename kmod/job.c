@@ -62,7 +62,7 @@ static int job_check_cascade(struct optinc_kswitch *sw,
 			       "job-up-addr must be another switch's unicast address");
 		return -EINVAL;
 	}
-	if (cfg->fanin) {
+	if (cfg->job.fanin) {
 		NL_SET_ERR_MSG(extack,
 			       "a job is a first level (job-up-addr) or a second (job-fanin), not both");
 		return -EINVAL;
@@ -73,42 +73,26 @@ static int job_check_cascade(struct optinc_kswitch *sw,
 static int job_check(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cfg,
 		     struct optinc_ktable *t, struct netlink_ext_ack *extack)
 {
-	if (cfg->bits != 8 && cfg->bits != 16) {
-		NL_SET_ERR_MSG(extack, "job-bits must be 8 or 16");
+	struct optinc_job_err e;
+
+	/* the core decides what makes a job (lib/core/job_cfg.c) */
+	if (optinc_job_cfg_check(&cfg->job, cfg->job.mode == OPTINC_MODE_ONN && t ?
+				 &t->t : NULL, &e)) {
+		if (extack)	/* a static string, as a literal would be */
+			extack->_msg = e.msg;
 		return -EINVAL;
 	}
-	if (optinc_job_mem(cfg->window, cfg->max_elems) > OPTINC_KJOB_MEM_MAX) {
+	if (optinc_job_mem(cfg->job.window, cfg->job.max_elems) > OPTINC_KJOB_MEM_MAX) {
 		NL_SET_ERR_MSG(extack,
 			       "job-window * job-max-elems needs more than 256 MiB");
 		return -E2BIG;
 	}
 	if (job_check_cascade(sw, cfg, extack))
 		return -EINVAL;
-	if (cfg->mode != OPTINC_NL_MODE_ONN)
-		return 0;
-	if (cfg->bits != 8) {
-		NL_SET_ERR_MSG(extack, "mode onn works on 8-bit values only");
-		return -EINVAL;
-	}
-	if (!t) {
+	if (cfg->job.mode == OPTINC_MODE_ONN && !t) {
 		NL_SET_ERR_MSG(extack,
 			       "mode onn needs a truth table: load one for this job id first");
 		return -ENOENT;
-	}
-	if (t->t.members != cfg->size) {
-		NL_SET_ERR_MSG(extack,
-			       "the truth table is for another number of members");
-		return -EINVAL;
-	}
-	/* a second level looks up cascade tables, and only it */
-	if (t->t.fanin != cfg->fanin) {
-		if (t->t.fanin)
-			NL_SET_ERR_MSG(extack,
-				       "a cascade truth table: the job needs job-fanin of its fan-in");
-		else
-			NL_SET_ERR_MSG(extack,
-				       "a second level (job-fanin) needs a cascade truth table of its fan-in");
-		return -EINVAL;
 	}
 	return 0;
 }
@@ -160,27 +144,19 @@ static struct optinc_kjob *job_alloc(struct optinc_kswitch *sw,
 	optinc_bind_init(&job->bind);
 	job->cfg = *cfg;
 	if (cfg->up_ip)
-		job->cfg.max_elems = job_up_max_elems(sw, cfg->max_elems);
-	len = optinc_job_mem(job->cfg.window, job->cfg.max_elems);
-	job->core.id = cfg->id;
-	job->core.size = cfg->size;
-	job->core.token = cfg->token;
-	job->core.window = cfg->window;
-	job->core.max_elems = job->cfg.max_elems;
-	job->core.fanin = cfg->fanin;
+		job->cfg.job.max_elems = job_up_max_elems(sw, cfg->job.max_elems);
+	len = optinc_job_mem(job->cfg.job.window, job->cfg.job.max_elems);
 	if (cfg->up_ip)
 		job_up_init(sw, job);
-	job->core.mode = cfg->mode == OPTINC_NL_MODE_ONN ? OPTINC_MODE_ONN :
-							   OPTINC_MODE_EXACT;
-	if (job->core.mode == OPTINC_MODE_ONN) {
+	if (cfg->job.mode == OPTINC_MODE_ONN) {
 		kref_get(&t->ref);
 		job->table = t;
-		job->core.table = &t->t;
 	}
 	job->stats = optinc_stats_alloc();
 	job->mem = kvzalloc(len, GFP_KERNEL);
 	if (!job->stats || !job->mem ||
-	    optinc_job_init(&job->core, job->mem, len)) {
+	    optinc_job_setup(&job->core, &job->cfg.job,
+			     job->table ? &job->table->t : NULL, job->mem, len)) {
 		job_free(job);
 		return NULL;
 	}
@@ -207,7 +183,7 @@ static int job_install(struct optinc_kswitch *sw, struct optinc_kjob *job)
 {
 	struct optinc_kjob *old;
 
-	old = xa_store(&sw->jobs, job->cfg.id, job, GFP_KERNEL);
+	old = xa_store(&sw->jobs, job->cfg.job.id, job, GFP_KERNEL);
 	if (xa_is_err(old)) {
 		job_free(job);
 		return xa_err(old);
@@ -237,7 +213,7 @@ static int job_install(struct optinc_kswitch *sw, struct optinc_kjob *job)
 int optinc_job_set(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cfg,
 		   struct netlink_ext_ack *extack)
 {
-	struct optinc_ktable *t = xa_load(&sw->tables, cfg->id);
+	struct optinc_ktable *t = xa_load(&sw->tables, cfg->job.id);
 	struct optinc_kjob *job;
 	int err;
 
@@ -245,7 +221,7 @@ int optinc_job_set(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cfg,
 	err = job_check(sw, cfg, t, extack);
 	if (err)
 		return err;
-	if (!xa_load(&sw->jobs, cfg->id) && sw->njobs >= OPTINC_NL_MAX_JOBS) {
+	if (!xa_load(&sw->jobs, cfg->job.id) && sw->njobs >= OPTINC_NL_MAX_JOBS) {
 		NL_SET_ERR_MSG(extack, "switch has the most jobs it can have");
 		return -ENOSPC;
 	}
@@ -304,7 +280,7 @@ int optinc_job_retable(struct optinc_kswitch *sw, u16 id,
 	struct optinc_kjob *job = xa_load(&sw->jobs, id), *fresh;
 
 	ASSERT_RTNL();
-	if (!job || job->cfg.mode != OPTINC_NL_MODE_ONN)
+	if (!job || job->cfg.job.mode != OPTINC_MODE_ONN)
 		return 0;
 	fresh = job_alloc(sw, &job->cfg, t);
 	if (!fresh) {

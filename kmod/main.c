@@ -36,6 +36,7 @@ static int __init optinc_init(void)
 	BUILD_BUG_ON((int)OPTINC_DROPS_A_TOO_BIG != (int)OPTINC_DROP_TOO_BIG);
 	BUILD_BUG_ON((int)OPTINC_DROPS_A_SHORT != (int)OPTINC_DROP_SHORT);
 	BUILD_BUG_ON(OPTINC_NL_MODE_ONN != OPTINC_MODE_ONN);
+	BUILD_BUG_ON(OPTINC_NL_MODE_EXACT != OPTINC_MODE_EXACT);
 
 	err = register_pernet_subsys(&optinc_switch_net_ops);
 	if (err)

@@ -16,8 +16,6 @@
 #include "nl_priv.h"
 #include "optinc_kmod.h"
 
-#define NL_WINDOW_DEFAULT	64
-#define NL_MAX_ELEMS_DEFAULT	8704
 
 
 /* The switch named in the request, or NULL with extack set. */
@@ -177,22 +175,23 @@ out_unlock:
 int optinc_nl_job_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
-	struct optinc_kjob_cfg cfg;
+	struct optinc_kjob_cfg cfg = { 0 };
 	struct optinc_kswitch *sw;
 	int err = -ENOENT;
 
 	if (NL_REQUIRE(info, OPTINC_A_JOB_ID, "job-id") ||
 	    NL_REQUIRE(info, OPTINC_A_JOB_SIZE, "job-size"))
 		return -EINVAL;
-	cfg.id = nla_get_u16(tb[OPTINC_A_JOB_ID]);
-	cfg.size = nla_get_u16(tb[OPTINC_A_JOB_SIZE]);
-	cfg.bits = nl_get_u(tb[OPTINC_A_JOB_BITS], 8, 8);
-	cfg.mode = nl_get_u(tb[OPTINC_A_JOB_MODE], OPTINC_NL_MODE_EXACT, 8);
-	cfg.token = nl_get_u(tb[OPTINC_A_JOB_TOKEN], 0, 32);
-	cfg.window = nl_get_u(tb[OPTINC_A_JOB_WINDOW], NL_WINDOW_DEFAULT, 16);
-	cfg.max_elems = nl_get_u(tb[OPTINC_A_JOB_MAX_ELEMS],
-				 NL_MAX_ELEMS_DEFAULT, 16);
-	cfg.fanin = nl_get_u(tb[OPTINC_A_JOB_FANIN], 0, 16);
+	cfg.job.id = nla_get_u16(tb[OPTINC_A_JOB_ID]);
+	cfg.job.size = nla_get_u16(tb[OPTINC_A_JOB_SIZE]);
+	cfg.job.bits = nl_get_u(tb[OPTINC_A_JOB_BITS], 8, 8);
+	/* the spec's mode numbers are the core's (optinc_init()) */
+	cfg.job.mode = nl_get_u(tb[OPTINC_A_JOB_MODE], OPTINC_NL_MODE_EXACT, 8);
+	cfg.job.token = nl_get_u(tb[OPTINC_A_JOB_TOKEN], 0, 32);
+	cfg.job.window = nl_get_u(tb[OPTINC_A_JOB_WINDOW], OPTINC_DEF_WINDOW, 16);
+	cfg.job.max_elems = nl_get_u(tb[OPTINC_A_JOB_MAX_ELEMS],
+				 OPTINC_DEF_MAX_ELEMS, 16);
+	cfg.job.fanin = nl_get_u(tb[OPTINC_A_JOB_FANIN], 0, 16);
 	cfg.up_ip = tb[OPTINC_A_JOB_UP_ADDR] ?
 		    nla_get_in_addr(tb[OPTINC_A_JOB_UP_ADDR]) : 0;
 	cfg.up_port = nl_get_u(tb[OPTINC_A_JOB_UP_UDP_PORT], OPTINC_UDP_PORT, 16);
@@ -272,6 +271,7 @@ int optinc_nl_init(void)
 	BUILD_BUG_ON(OPTINC_NL_MAX_MEMBERS != OPTINC_MAX_MEMBERS);
 	BUILD_BUG_ON(OPTINC_NL_TABLE_MIN != OPTINC_TABLE_HDR_LEN);
 	BUILD_BUG_ON(OPTINC_NL_RATE_BURST_MAX != OPTINC_RL_BURST_MAX);
+	BUILD_BUG_ON(OPTINC_NL_WINDOW_MAX != OPTINC_MAX_WINDOW);
 	return genl_register_family(&optinc_nl_family);
 }
 

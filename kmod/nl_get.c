@@ -98,17 +98,17 @@ static int nl_fill_job_cfg(struct sk_buff *skb, struct optinc_kjob *job)
 {
 	const struct optinc_kjob_cfg *c = &job->cfg;
 
-	if (nla_put_u16(skb, OPTINC_JOB_A_ID, c->id) ||
-	    nla_put_u16(skb, OPTINC_JOB_A_SIZE, c->size) ||
-	    nla_put_u8(skb, OPTINC_JOB_A_BITS, c->bits) ||
-	    nla_put_u8(skb, OPTINC_JOB_A_MODE, c->mode) ||
-	    nla_put_u8(skb, OPTINC_JOB_A_TOKEN_SET, !!c->token) ||
-	    nla_put_u16(skb, OPTINC_JOB_A_WINDOW, c->window) ||
-	    nla_put_u16(skb, OPTINC_JOB_A_MAX_ELEMS, c->max_elems) ||
+	if (nla_put_u16(skb, OPTINC_JOB_A_ID, c->job.id) ||
+	    nla_put_u16(skb, OPTINC_JOB_A_SIZE, c->job.size) ||
+	    nla_put_u8(skb, OPTINC_JOB_A_BITS, c->job.bits) ||
+	    nla_put_u8(skb, OPTINC_JOB_A_MODE, c->job.mode) ||
+	    nla_put_u8(skb, OPTINC_JOB_A_TOKEN_SET, !!c->job.token) ||
+	    nla_put_u16(skb, OPTINC_JOB_A_WINDOW, c->job.window) ||
+	    nla_put_u16(skb, OPTINC_JOB_A_MAX_ELEMS, c->job.max_elems) ||
 	    nla_put_u64_64bit(skb, OPTINC_JOB_A_JOINED, optinc_job_joined(job),
 			      OPTINC_JOB_A_PAD))
 		return -EMSGSIZE;
-	if (c->fanin && nla_put_u16(skb, OPTINC_JOB_A_FANIN, c->fanin))
+	if (c->job.fanin && nla_put_u16(skb, OPTINC_JOB_A_FANIN, c->job.fanin))
 		return -EMSGSIZE;
 	if (c->up_ip &&
 	    (nla_put_in_addr(skb, OPTINC_JOB_A_UP_ADDR, c->up_ip) ||
@@ -141,7 +141,7 @@ static int nl_fill_job(struct sk_buff *skb, const struct optinc_kswitch *sw,
 	if (!nest)
 		goto cancel;
 	if (cmd == OPTINC_CMD_STATS_GET ?
-	    nla_put_u16(skb, OPTINC_JOB_A_ID, job->cfg.id) :
+	    nla_put_u16(skb, OPTINC_JOB_A_ID, job->cfg.job.id) :
 	    nl_fill_job_cfg(skb, job))
 		goto cancel;
 	if (optinc_stats_fill(skb, OPTINC_JOB_A_STATS, job->stats, true))

@@ -36,10 +36,7 @@ struct optinc_ktable {
 
 /* The settings of a job, as optincctl and optincd name them. */
 struct optinc_kjob_cfg {
-	u16	id, size, window, max_elems;
-	u8	bits, mode;
-	u32	token;
-	u16	fanin;		/* a cascade's second level; 0: not one */
+	struct optinc_job_cfg job;	/* the core's, checked there */
 	__be32	up_ip;		/* a first level's upper switch; 0: none */
 	u16	up_port, up_job, up_rank;	/* host order */
 	u32	up_token;

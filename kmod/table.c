@@ -64,6 +64,7 @@ static int table_install(struct optinc_kswitch *sw, struct optinc_tstage *st,
 {
 	const struct optinc_table_file_hdr *h = st->buf;
 	struct optinc_kjob *job = xa_load(&sw->jobs, st->job);
+	struct optinc_job_err e;
 	struct optinc_ktable *t;
 	const char *why;
 	int err;
@@ -79,14 +80,10 @@ static int table_install(struct optinc_kswitch *sw, struct optinc_tstage *st,
 		kfree(t);
 		return err;
 	}
-	if (job && job->cfg.mode == OPTINC_NL_MODE_ONN &&
-	    (t->t.members != job->cfg.size || t->t.fanin != job->cfg.fanin)) {
-		if (t->t.members != job->cfg.size)
-			NL_SET_ERR_MSG(extack,
-				       "the truth table is for another number of members than the job");
-		else
-			NL_SET_ERR_MSG(extack,
-				       "the job's job-fanin and the table's fan-in (0: not a cascade table) differ");
+	if (job && job->cfg.job.mode == OPTINC_MODE_ONN &&
+	    optinc_job_cfg_check(&job->cfg.job, &t->t, &e)) {
+		if (extack)	/* static, as a literal would be */
+			extack->_msg = e.msg;
 		kfree(t);
 		return -EINVAL;
 	}

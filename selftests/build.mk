@@ -18,7 +18,8 @@ $(KSFT_HDR):
 	@touch $@
 
 UNIT_TESTS := test_wire test_reduce test_agg test_quant test_quant_isa \
-	      test_table test_cascade test_bind test_ratelimit test_switch
+	      test_table test_cascade test_bind test_ratelimit test_switch \
+	      test_job_cfg
 UNIT_BINS := $(UNIT_TESTS:%=$(O)/selftests/unit/%)
 UNIT_OBJS := $(UNIT_TESTS:%=$(O)/selftests/unit/%.o)
 
@@ -34,6 +35,7 @@ ALL_TARGETS += $(UNIT_BINS)
 TEST_PROGS += selftests/runner/runner_test.sh $(UNIT_BINS)
 
 -include selftests/netlink/build.mk
+-include selftests/layout/build.mk
 -include selftests/lib/build.mk
 -include selftests/net/build.mk
 -include selftests/fuzz/build.mk

@@ -214,6 +214,46 @@ enum optinc_verdict {
 
 __u64 optinc_job_mem(__u16 window, __u16 max_elems);
 int optinc_job_init(struct optinc_job *job, void *mem, __u64 mem_len);
+
+/*
+ * A job's configuration, the same for every datapath (optincd's --job and
+ * jobs added at run time, optinc.ko's job-set, the test switch): each
+ * parses its own syntax into this, and lib/core/job_cfg.c decides what
+ * makes a job. Limits and defaults are these, everywhere.
+ */
+#define OPTINC_MAX_WINDOW	4096	/* slots a job may have in flight */
+#define OPTINC_DEF_WINDOW	64
+#define OPTINC_DEF_MAX_ELEMS	8704	/* one 9000-byte MTU frame at 8 bits */
+
+struct optinc_job_cfg {
+	__u16	id;		/* 1..65535 */
+	__u16	size;		/* members N, 1..OPTINC_MAX_MEMBERS */
+	__u8	bits;		/* 8 or 16 */
+	__u8	mode;		/* OPTINC_MODE_*; onn needs 8 bits and a table */
+	__u32	token;		/* 0: none */
+	__u16	window;		/* 1..OPTINC_MAX_WINDOW */
+	__u16	max_elems;	/* elements per slot, 1..65535 */
+	__u16	fanin;		/* cascade second level: N1 per member, 0: none */
+};
+
+/* What a check found wrong: the field, in the words every datapath uses. */
+enum optinc_job_field {
+	OPTINC_JF_ID, OPTINC_JF_SIZE, OPTINC_JF_BITS, OPTINC_JF_MODE,
+	OPTINC_JF_WINDOW, OPTINC_JF_MAX_ELEMS, OPTINC_JF_FANIN, OPTINC_JF_TABLE,
+	OPTINC_JF_NR
+};
+
+struct optinc_job_err {
+	enum optinc_job_field field;
+	const char *why;	/* "must be 8 or 16": what is wrong with it */
+	const char *msg;	/* "bits must be 8 or 16": the same, whole */
+};
+
+extern const char *const optinc_job_field_names[OPTINC_JF_NR];
+int optinc_job_cfg_check(const struct optinc_job_cfg *c,
+			 const struct optinc_table *t, struct optinc_job_err *e);
+int optinc_job_setup(struct optinc_job *job, const struct optinc_job_cfg *c,
+		     const struct optinc_table *t, void *mem, __u64 mem_len);
 void optinc_job_reset(struct optinc_job *job);
 enum optinc_verdict optinc_job_rx(struct optinc_job *job,
 				  const struct optinc_msg *m,

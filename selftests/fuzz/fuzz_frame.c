@@ -46,17 +46,19 @@ static void fuzz_check(int ok)
 static void fuzz_job_init(struct optinc_job *j, __u16 id, __u32 token,
 			  __u8 mode)
 {
+	const struct optinc_job_cfg c = {
+		.id = id, .size = FUZZ_SIZE, .bits = 8, .mode = mode,
+		.token = token, .window = FUZZ_WINDOW,
+		.max_elems = FUZZ_MAX_ELEMS,
+	};
+	const struct optinc_table *t = mode == OPTINC_MODE_ONN ? &fuzz_tbl : NULL;
 	__u64 len = optinc_job_mem(FUZZ_WINDOW, FUZZ_MAX_ELEMS);
+	struct optinc_job_err e;
 
-	j->id = id;
-	j->size = FUZZ_SIZE;
-	j->token = token;
-	j->window = FUZZ_WINDOW;
-	j->max_elems = FUZZ_MAX_ELEMS;
-	j->mode = mode;
-	j->table = mode == OPTINC_MODE_ONN ? &fuzz_tbl : NULL;
-	fuzz_check(!optinc_job_init(j, aligned_alloc(8, (len + 7) & ~7ull),
-				    len));
+	/* as a datapath does: the core's checks, then its set-up */
+	fuzz_check(!optinc_job_cfg_check(&c, t, &e));
+	fuzz_check(!optinc_job_setup(j, &c, t, aligned_alloc(8, (len + 7) & ~7ull),
+				     len));
 }
 
 static void fuzz_setup(void)

@@ -134,7 +134,7 @@ t_netlink() {
 		ctl job set sw0 id 9 size 4 window 0
 	refuse "job of more than 256 MiB of slots" "more than 256 MiB" \
 		ctl job set sw0 id 9 size 4 window 4096 max-elems 65535
-	refuse "job bits 12" "job-bits must be 8 or 16" \
+	refuse "job bits 12" "bits must be 8 or 16" \
 		ctl job set sw0 id 9 size 4 bits 12
 	refuse "job mode onn without a table" "needs a truth table" \
 		ctl job set sw0 id 9 size 4 mode onn

@@ -217,26 +217,31 @@ static int udpsw_socket(struct udpsw *sw)
 	return 0;
 }
 
+/* The job, as a datapath makes one: the core's checks and set-up. */
 static int udpsw_job(struct udpsw *sw, const struct udpsw_opts *o)
 {
-	struct optinc_job *job = &sw->job;
+	struct optinc_job_cfg c = {
+		.id = o->job, .size = o->size, .bits = 8,
+		.mode = OPTINC_MODE_EXACT, .token = o->token,
+		.window = o->window ? o->window : OPTINC_DEF_WINDOW,
+		.max_elems = o->max_elems ? o->max_elems : OPTINC_DEF_MAX_ELEMS,
+	};
+	struct optinc_job_err e;
 	uint64_t len;
 
-	job->id = o->job;
-	job->size = o->size;
-	job->token = o->token;
-	job->window = o->window ? o->window : 64;
-	job->max_elems = o->max_elems ? o->max_elems : 8704;
-	job->mode = OPTINC_MODE_EXACT;
-	len = optinc_job_mem(job->window, job->max_elems);
+	if (optinc_job_cfg_check(&c, NULL, &e)) {
+		fprintf(stderr, "udpswitch: %s\n", e.msg);
+		return -EINVAL;
+	}
+	len = optinc_job_mem(c.window, c.max_elems);
 	sw->mem = aligned_alloc(64, (len + 63) & ~63ULL);
 	sw->tx_len = OPTINC_FRAME_OVERHEAD + OPTINC_MAX_SCALES +
-		     4u * job->max_elems;
+		     4u * c.max_elems;
 	sw->tx = malloc(sw->tx_len);
 	sw->rx = malloc(UDPSW_RX_LEN);
 	if (!sw->mem || !sw->tx || !sw->rx)
 		return -ENOMEM;
-	return optinc_job_init(job, sw->mem, len);
+	return optinc_job_setup(&sw->job, &c, NULL, sw->mem, len);
 }
 
 static void udpsw_free(struct udpsw *sw)

@@ -16,7 +16,7 @@ struct udpsw_opts {
 	uint16_t size;		/* members */
 	uint32_t token;
 	uint16_t window;	/* slots, 0: 64 */
-	uint16_t max_elems;	/* elements per slot, 0: 8704 */
+	uint16_t max_elems;	/* elements per slot, 0: OPTINC_DEF_MAX_ELEMS */
 	double loss;		/* chance that a frame in or out is dropped */
 	unsigned int seed;	/* of the loss draws */
 	int bad_scales;		/* results carry another first exponent */

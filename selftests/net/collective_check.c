@@ -125,15 +125,36 @@ static void cc_nf_case(int k, float *v, size_t *at, int *all)
 }
 
 /*
- * Case @k, three times (the best time counts: a loaded machine preempts a
- * rank now and then; what must not happen is waiting for a retransmission
- * or a timeout, 20 ms and more).
+ * Frames this rank sent for the first time so far: not retransmissions,
+ * tail probes or JOIN probes. A call needs as many as its phases have
+ * frames, however loaded the machine, so a call that needs more than a
+ * clean one took another round. The ring counts no frames (0 = 0): its
+ * non-finite values never leave the ranks' own arithmetic.
+ */
+static uint64_t cc_fresh(const struct cc *c)
+{
+	struct optinc_comm_stats st = { .sz = sizeof(st) };
+
+	if (optinc_comm_get_stats(c->comm, &st))
+		return 0;
+	return st.frames_sent - st.retransmits - st.probes;
+}
+
+/*
+ * Case @k, three times. What must not happen is a value that the switch
+ * or the library cannot carry on the fast path: an error, wrong values,
+ * or another round of frames (each call's fresh frames equal to a clean
+ * call's). Time is shown, not judged: a loaded machine (a TCG VM beside
+ * other work) preempts ranks and makes retransmissions of its own, and
+ * timed checks flaked there.
  */
 static int cc_nf_one(struct cc *c, int k, const float *base,
-		     const float *clean, float *x, double t_clean)
+		     const float *clean, float *x, double t_clean,
+		     uint64_t fresh_clean)
 {
 	double t, best = 1e9;
 	int all, err = 0, ok = 1, rep;
+	uint64_t f0, fresh = 0;
 	size_t at, i;
 	float v;
 
@@ -142,12 +163,15 @@ static int cc_nf_one(struct cc *c, int k, const float *base,
 		memcpy(x, base, NF_COUNT * 4);
 		if (all || c->rank == 1 % c->size)
 			x[at] = v;
+		f0 = cc_fresh(c);
 		t = cc_now();
 		err = optinc_allreduce(c->comm, x, x, NF_COUNT, OPTINC_FLOAT32,
 				       OPTINC_AVG);
 		t = cc_now() - t;
+		fresh = cc_fresh(c) - f0;
 		best = t < best ? t : best;
-		ok = !err;
+		ok = fresh == fresh_clean;
+		ok = ok && !err;
 		for (i = 0; ok && i < NF_COUNT; i++)
 			ok = i / BLOCK == at / BLOCK ? isnan(x[i]) :
 			     !memcmp(&x[i], &clean[i], 4);
@@ -156,17 +180,19 @@ static int cc_nf_one(struct cc *c, int k, const float *base,
 					     OPTINC_FLOAT32, OPTINC_AVG) &&
 		     !memcmp(x, clean, NF_COUNT * 4);
 	}
-	cc_verdict(c, ok && best < 2 * t_clean + 0.005,
-		   "%s at element %zu on %s: its block NaN, the rest as without it, the next call right: %s; best of 3 %.2f ms (clean %.2f ms)",
+	cc_verdict(c, ok,
+		   "%s at element %zu on %s: its block NaN, the rest as without it, the next call right, %llu fresh frames (clean %llu): %s; best of 3 %.2f ms (clean %.2f ms)",
 		   isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf", at,
-		   all ? "every rank" : "rank 1", err ? optinc_strerror(err) : "OK",
-		   best * 1e3, t_clean * 1e3);
+		   all ? "every rank" : "rank 1", (unsigned long long)fresh,
+		   (unsigned long long)fresh_clean,
+		   err ? optinc_strerror(err) : "OK", best * 1e3, t_clean * 1e3);
 	return ok;
 }
 
 static void cc_nonfinite(struct cc *c)
 {
 	static float base[NF_COUNT], clean[NF_COUNT], x[NF_COUNT];
+	uint64_t f0, fresh = 0;
 	double t = 1e9, t0;
 	size_t i;
 	int k, err = 0;
@@ -175,18 +201,20 @@ static void cc_nonfinite(struct cc *c)
 		base[i] = (float)dt_gen(OPTINC_FLOAT32, c->rank, i);
 	for (k = 0; k < 3 && !err; k++) {	/* the best of 3 clean calls */
 		memcpy(clean, base, sizeof(clean));
+		f0 = cc_fresh(c);
 		t0 = cc_now();
 		err = optinc_allreduce(c->comm, clean, clean, NF_COUNT,
 				       OPTINC_FLOAT32, OPTINC_AVG);
 		t0 = cc_now() - t0;
 		t = t0 < t ? t0 : t;
+		fresh = cc_fresh(c) - f0;
 	}
 	if (err) {
 		cc_verdict(c, 0, "clean call: %s", optinc_comm_errmsg(c->comm));
 		return;
 	}
 	for (k = 0; k < 18; k++)
-		cc_nf_one(c, k, base, clean, x, t);
+		cc_nf_one(c, k, base, clean, x, t, fresh);
 	cc_hash(c, clean, sizeof(clean));
 }
 
