@@ -55,8 +55,9 @@ fuzz: $(FUZZ_SEEDS)
 # rules and the slot state machine it reaches.
 FUZZ_COV_SECS ?= 30
 FUZZ_COV_BIN := $(FUZZ_DIR)/fuzz_frame_cov
-FUZZ_COV_FILES := lib/core/switch.c lib/core/sw_send.c lib/core/upstate.c lib/core/agg.c lib/core/reply.c \
-		  lib/core/bind.c lib/core/ratelimit.c lib/core/frame.c
+FUZZ_COV_FILES := lib/core/switch.c lib/core/sw_send.c lib/core/agg.c lib/core/reply.c \
+		  lib/core/bind.c lib/core/ratelimit.c lib/core/frame.c \
+		  lib/core/upstate.c lib/core/uplink.c
 .PHONY: fuzz-cov
 fuzz-cov: $(FUZZ_SEEDS)
 	@test "$(FUZZ_HAVE)" = y || { echo "fuzz-cov: $(FUZZ_CC) cannot link -fsanitize=fuzzer: install clang and libclang-rt-14-dev" >&2; exit 1; }
