@@ -4,8 +4,8 @@
  * optincd runs (telemetry /optinc/job_add and /optinc/job_del, optincctl
  * job add|del). It has two views. The control plane's is in_use, changed
  * only under the telemetry lock; telemetry shows it. Each datapath
- * lcore's is its job_live[], written only by that lcore between two poll
- * rounds. A job is served by one lcore ("worker", lcore.c), chosen when it
+ * lcore's is its job_live[] (job_live.c), written only by that lcore
+ * between two poll rounds. A job is served by one lcore ("worker", lcore.c), chosen when it
  * is added: the one with the fewest jobs (a cascade job with up=: worker
  * 0, which owns the uplinks). A control thread builds a job whole (slots,
  * table, uplink), hands it over (op ADD) and waits until its worker has
@@ -19,39 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <rte_cycles.h>
 #include <rte_malloc.h>
 #include "optincd.h"
 
-#define JOB_OP_ADD	1
-#define JOB_OP_DEL	2
-/* how long a control thread waits for the lcore to take an op */
-#define JOB_WAIT_MS	2000
-
-/* One worker's jobs, written by it only; @pending set by control threads. */
-struct job_live {
-	struct optinc_agg_job *jobs[OPTINC_MAX_JOBS];
-	unsigned int nb;
-	/* a job has an op or a table waiting: the worker's test each round */
-	bool pending;
-} __rte_cache_aligned;
-
 static struct optinc_agg_job *job_tab;	/* OPTINC_MAX_JOBS entries */
-static struct job_live job_live[OPTINC_MAX_WORKERS];
-
-static struct job_live *job_mine(void)
-{
-	return &job_live[optinc_self()->idx];
-}
-
-void optinc_agg_kick(void)
-{
-	unsigned int w;
-
-	for (w = 0; w < optinc_nb_workers; w++)
-		__atomic_store_n(&job_live[w].pending, true, __ATOMIC_RELEASE);
-}
 
 /* The worker for a new job: the one with the fewest jobs, lowest first. */
 static uint16_t job_place(const struct optinc_job_conf *jc)
@@ -164,6 +135,7 @@ int optinc_agg_init(const struct optinc_conf *c)
 	}
 	for (i = 0; i < OPTINC_MAX_JOBS; i++)
 		job_tab[i].slot = (uint16_t)i;
+	optinc_live_init(job_tab);
 	for (i = 0; i < c->nb_jobs; i++) {
 		j = &job_tab[i];
 		ret = job_init(j, &c->jobs[i], false, why, sizeof(why));
@@ -176,7 +148,7 @@ int optinc_agg_init(const struct optinc_conf *c)
 		if (c->jobs[i].up_ip)
 			optinc_uplink_attach(j);
 		j->in_use = true;
-		job_live[j->worker].jobs[job_live[j->worker].nb++] = j;
+		optinc_live_add(j);
 		optinc_lcore_set_owner(j->core.id, j->worker);
 	}
 	return 0;
@@ -190,7 +162,7 @@ void optinc_agg_free(void)
 		job_release(&job_tab[i]);
 	rte_free(job_tab);
 	job_tab = NULL;
-	memset(job_live, 0, sizeof(job_live));
+	optinc_live_init(NULL);
 }
 
 /* The control plane's jobs (telemetry lock, or before the lcore runs). */
@@ -221,95 +193,6 @@ struct optinc_agg_job *optinc_agg_find(uint16_t id)
 		if (job_tab[k].in_use && job_tab[k].core.id == id)
 			return &job_tab[k];
 	return NULL;
-}
-
-/* This worker's job @id, or NULL; datapath lcores only. */
-struct optinc_agg_job *optinc_agg_live_find(uint16_t id)
-{
-	const struct job_live *l = job_mine();
-	unsigned int i;
-
-	for (i = 0; i < l->nb; i++)
-		if (l->jobs[i]->core.id == id)
-			return l->jobs[i];
-	return NULL;
-}
-
-/* The worker lets go of @j: no frame reaches it, its members' MACs unpinned. */
-static void job_detach(struct job_live *l, struct optinc_agg_job *j)
-{
-	uint64_t now = rte_rdtsc();
-	struct rte_ether_addr mac;
-	unsigned int i;
-	uint16_t r;
-
-	for (i = 0; i < l->nb && l->jobs[i] != j; i++)
-		;
-	if (i == l->nb)
-		return;
-	l->jobs[i] = l->jobs[--l->nb];
-	for (r = 0; r < j->core.size; r++) {
-		if (!(j->bind.bound & (1ULL << r)))
-			continue;
-		memcpy(mac.addr_bytes, j->bind.ep[r].mac, RTE_ETHER_ADDR_LEN);
-		optinc_l2_unpin(&mac, (uint16_t)j->bind.port[r], now);
-	}
-	optinc_uplink_detach(j);
-}
-
-/**
- * optinc_agg_sync() - take what control threads handed over; datapath lcores
- *
- * Called between frames, once per poll round on every worker: its jobs
- * added and removed, and installed tables (optinc_agg_table_take()), apply
- * from the next frame on. An op on another worker's job is left to it.
- */
-void optinc_agg_sync(void)
-{
-	struct job_live *l = job_mine();
-	struct optinc_agg_job *j;
-	unsigned int i;
-	uint8_t op;
-
-	if (likely(!__atomic_load_n(&l->pending, __ATOMIC_ACQUIRE)))
-		return;
-	__atomic_store_n(&l->pending, false, __ATOMIC_RELAXED);
-	for (i = 0; i < OPTINC_MAX_JOBS; i++) {
-		j = &job_tab[i];
-		op = __atomic_load_n(&j->op, __ATOMIC_ACQUIRE);
-		if (!op || j->worker != optinc_self()->idx)
-			continue;
-		if (op == JOB_OP_ADD) {
-			l->jobs[l->nb++] = j;
-			optinc_uplink_attach(j);
-		} else if (op == JOB_OP_DEL) {
-			job_detach(l, j);
-		}
-		__atomic_store_n(&j->op, 0, __ATOMIC_RELEASE);
-	}
-	for (i = 0; i < l->nb; i++)
-		optinc_agg_table_take(l->jobs[i]);
-}
-
-/* Hand @op on @j to the lcore and wait until it is taken. */
-static int job_hand_over(struct optinc_agg_job *j, uint8_t op)
-{
-	const struct timespec step = { .tv_nsec = 1000000 };
-	unsigned int ms;
-	uint8_t want = op;
-
-	__atomic_store_n(&j->op, op, __ATOMIC_RELEASE);
-	optinc_agg_kick();
-	for (ms = 0; ms < JOB_WAIT_MS; ms++) {
-		if (!__atomic_load_n(&j->op, __ATOMIC_ACQUIRE))
-			return 0;
-		nanosleep(&step, NULL);
-	}
-	/* withdrawn, unless the lcore took it at the last moment */
-	if (__atomic_compare_exchange_n(&j->op, &want, 0, false,
-					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		return -ETIMEDOUT;
-	return 0;
 }
 
 static struct optinc_agg_job *job_free_entry(void)
@@ -360,9 +243,9 @@ struct optinc_agg_job *optinc_agg_job_add(const char *spec, char *why,
 	/* frames of the new id go to its worker, which serves it once taken */
 	if (!ret)
 		optinc_lcore_set_owner(jc.id, j->worker);
-	if (!ret && job_hand_over(j, JOB_OP_ADD)) {
+	if (!ret && optinc_live_hand_over(j, OPTINC_JOB_OP_ADD)) {
 		snprintf(why, why_len, "the datapath did not take it within "
-			 "%u ms (is optincd stopping?)", JOB_WAIT_MS);
+			 "%u ms (is optincd stopping?)", OPTINC_JOB_WAIT_MS);
 		ret = -ETIMEDOUT;
 	}
 	free(jc.table);
@@ -403,9 +286,9 @@ int optinc_agg_job_del(uint16_t id, char *why, size_t why_len)
 		snprintf(why, why_len, "no job %u", id);
 		return -ENOENT;
 	}
-	if (job_hand_over(j, JOB_OP_DEL)) {
+	if (optinc_live_hand_over(j, OPTINC_JOB_OP_DEL)) {
 		snprintf(why, why_len, "the datapath did not let it go within "
-			 "%u ms (is optincd stopping?)", JOB_WAIT_MS);
+			 "%u ms (is optincd stopping?)", OPTINC_JOB_WAIT_MS);
 		return -ETIMEDOUT;
 	}
 	job_release(j);

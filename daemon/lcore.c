@@ -24,7 +24,6 @@
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
-#include <rte_telemetry.h>
 #include "optincd.h"
 
 /* Empty rounds over all queues before the loop starts to sleep. */
@@ -329,54 +328,10 @@ void optinc_sw_stats_sum(struct optinc_sw_stats *out)
 	optinc_lcores_sum(out, sizeof(*out), offsetof(struct optinc_worker, sw));
 }
 
-static struct rte_tel_data *lcore_tlm_one(const struct optinc_worker *w,
-					  unsigned int jobs)
+/* @port's counters, every worker's summed (telemetry). */
+void optinc_port_stats_sum(uint16_t port, struct optinc_port_stats *out)
 {
-	struct rte_tel_data *d = rte_tel_data_alloc();
-
-	if (!d)
-		return NULL;
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "lcore", w->lcore);
-	rte_tel_data_add_dict_u64(d, "jobs", jobs);
-	rte_tel_data_add_dict_u64(d, "rx_queues", w->nb_rx);
-	rte_tel_data_add_dict_u64(d, "polls", OPTINC_STAT_GET(w->sw.polls));
-	rte_tel_data_add_dict_u64(d, "busy_rounds", OPTINC_STAT_GET(w->ls.busy_rounds));
-	rte_tel_data_add_dict_u64(d, "busy_cycles", OPTINC_STAT_GET(w->ls.busy_tsc));
-	rte_tel_data_add_dict_u64(d, "rx_frames", OPTINC_STAT_GET(w->ls.rx_frames));
-	rte_tel_data_add_dict_u64(d, "handed_out", OPTINC_STAT_GET(w->ls.handed_out));
-	rte_tel_data_add_dict_u64(d, "handed_in", OPTINC_STAT_GET(w->ls.handed_in));
-	rte_tel_data_add_dict_u64(d, "handoff_full", OPTINC_STAT_GET(w->ls.handoff_full));
-	rte_tel_data_add_dict_u64(d, "idle_sleeps", OPTINC_STAT_GET(w->sw.idle_sleeps));
-	return d;
-}
-
-/**
- * optinc_lcore_tlm() - /optinc/lcores: each worker's counters, by worker
- * @d: the reply
- *
- * Telemetry thread, under its lock. busy_cycles are TSC cycles of rounds
- * that had frames (time the lcore was preempted in such a round included).
- *
- * Return: 0, or -ENOMEM.
- */
-int optinc_lcore_tlm(struct rte_tel_data *d)
-{
-	unsigned int jobs[OPTINC_MAX_WORKERS] = { 0 }, i;
-	struct rte_tel_data *w;
-	const struct optinc_agg_job *j;
-	char key[8];
-
-	for (i = 0; (j = optinc_agg_at(i)); i++)
-		jobs[j->worker]++;
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "tsc_hz", rte_get_tsc_hz());
-	for (i = 0; i < optinc_nb_workers; i++) {
-		w = lcore_tlm_one(&optinc_workers[i], jobs[i]);
-		if (!w)
-			return -ENOMEM;
-		snprintf(key, sizeof(key), "%u", i);
-		rte_tel_data_add_dict_container(d, key, w, 0);
-	}
-	return 0;
+	optinc_lcores_sum(out, sizeof(*out), offsetof(struct optinc_worker, q) +
+			  port * sizeof(struct optinc_port_q) +
+			  offsetof(struct optinc_port_q, stats));
 }

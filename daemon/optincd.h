@@ -144,7 +144,6 @@ int optinc_ports_init(const struct optinc_conf *c);
 void optinc_ports_close(void);
 void optinc_port_tx(uint16_t port, struct rte_mbuf *m);
 void optinc_ports_flush(void);
-void optinc_port_stats_sum(uint16_t port, struct optinc_port_stats *out);
 struct rte_mbuf *optinc_port_alloc(uint16_t port);
 int optinc_port_alloc_hdrs(struct rte_mbuf **m, unsigned int n);
 
@@ -229,7 +228,7 @@ static inline uint16_t optinc_lcore_owner(uint16_t job)
 }
 void optinc_lcores_sum(void *out, size_t len, size_t off);
 void optinc_sw_stats_sum(struct optinc_sw_stats *out);
-int optinc_lcore_tlm(struct rte_tel_data *d);
+void optinc_port_stats_sum(uint16_t port, struct optinc_port_stats *out);
 
 /* l2.c */
 void optinc_l2_init(void);
@@ -268,9 +267,9 @@ struct optinc_agg_table {
 /*
  * @table, @served and core.mode/core.table are written by the lcore only
  * (after start); an install hands its table over in @pending and frees
- * what the lcore leaves in @retired (table.c, optinc_agg_table_install()).
- * @in_use is the control plane's (telemetry lock), @op a hand-over to the
- * lcore (job.c).
+ * what the lcore leaves in @retired (table.c, optinc_agg_table_install(),
+ * through job_live.c). @in_use is the control plane's (telemetry lock),
+ * @op a hand-over to the lcore (job_live.c).
  */
 struct optinc_agg_job {
 	struct optinc_job core;
@@ -285,7 +284,7 @@ struct optinc_agg_job {
 	uint16_t worker;	/* the worker that serves it (lcore.c) */
 	bool in_use;		/* the job exists (control plane) */
 	/* last, and kept when an entry is freed: the lcore reads them */
-	uint8_t op;		/* waiting for the lcore: job.c's JOB_OP_* */
+	uint8_t op;		/* waiting for the lcore: OPTINC_JOB_OP_* */
 	uint16_t slot;		/* index in the job table */
 };
 
@@ -295,12 +294,22 @@ void optinc_agg_free(void);
 unsigned int optinc_agg_count(void);
 struct optinc_agg_job *optinc_agg_at(unsigned int i);
 struct optinc_agg_job *optinc_agg_find(uint16_t id);
-struct optinc_agg_job *optinc_agg_live_find(uint16_t id);
 struct optinc_agg_job *optinc_agg_job_add(const char *spec, char *why,
 					  size_t why_len);
 int optinc_agg_job_del(uint16_t id, char *why, size_t why_len);
+
+/* job_live.c: the lcores' jobs, and what control threads hand them */
+#define OPTINC_JOB_OP_ADD	1
+#define OPTINC_JOB_OP_DEL	2
+#define OPTINC_JOB_WAIT_MS	2000	/* a control thread's wait for an op */
+void optinc_live_init(struct optinc_agg_job *tab);
+void optinc_live_add(struct optinc_agg_job *j);
+int optinc_live_hand_over(struct optinc_agg_job *j, uint8_t op);
+int optinc_live_table_hand_over(struct optinc_agg_job *j,
+				struct optinc_agg_table *t,
+				struct optinc_agg_table **retired);
+struct optinc_agg_job *optinc_agg_live_find(uint16_t id);
 void optinc_agg_sync(void);
-void optinc_agg_kick(void);
 
 /* table.c: truth tables */
 int optinc_agg_table_load(const struct optinc_agg_job *j, const char *path,
@@ -308,7 +317,6 @@ int optinc_agg_table_load(const struct optinc_agg_job *j, const char *path,
 			  size_t why_len);
 void optinc_agg_table_free(struct optinc_agg_table *t);
 int optinc_agg_job_table(struct optinc_agg_job *j, char *why, size_t why_len);
-void optinc_agg_table_take(struct optinc_agg_job *j);
 int optinc_agg_table_install(struct optinc_agg_job *j, const char *path,
 			     char *why, size_t why_len);
 
@@ -357,6 +365,13 @@ void optinc_dp_input(struct rte_mbuf *m, uint16_t port,
 
 /* telemetry.c */
 int optinc_tlm_init(const struct optinc_conf *c);
+int optinc_tlm_info(struct rte_tel_data *d, const struct optinc_conf *c,
+		    uint64_t start_tsc);
+int optinc_tlm_ports(struct rte_tel_data *d);
+int optinc_tlm_jobs(struct rte_tel_data *d);
+int optinc_tlm_job(struct rte_tel_data *d, const struct optinc_agg_job *j);
+int optinc_tlm_members(struct rte_tel_data *d, const struct optinc_agg_job *j);
+int optinc_tlm_lcores(struct rte_tel_data *d);
 void optinc_tlm_stop(void);
 
 #endif /* OPTINCD_H */

@@ -373,14 +373,6 @@ void optinc_ports_flush(void)
 	}
 }
 
-/* @port's counters, every worker's summed (telemetry). */
-void optinc_port_stats_sum(uint16_t port, struct optinc_port_stats *out)
-{
-	optinc_lcores_sum(out, sizeof(*out), offsetof(struct optinc_worker, q) +
-			  port * sizeof(struct optinc_port_q) +
-			  offsetof(struct optinc_port_q, stats));
-}
-
 /* An mbuf from @port's pool, for a frame the switch builds. */
 struct rte_mbuf *optinc_port_alloc(uint16_t port)
 {

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/stat.h>
 #include <rte_byteorder.h>
 #include "optincd.h"
@@ -139,64 +138,20 @@ int optinc_agg_job_table(struct optinc_agg_job *j, char *why, size_t why_len)
 	return 0;
 }
 
-/**
- * optinc_agg_table_take() - put @j's installed table in use; lcore only
- * @j: a job
- *
- * Called between frames (optinc_agg_sync()). A job's new table and onn
- * mode apply from the next frame on. Slots keep the reduction kind they
- * started with (the core folds and finishes with the slot's kind), and
- * every onn slot of a job accumulates P's sums, which do not depend on the
- * table, so a slot in flight finishes whole with the table in use at its
- * last contribution: no slot mixes two tables or two modes.
- */
-void optinc_agg_table_take(struct optinc_agg_job *j)
-{
-	struct optinc_agg_table *t;
-
-	t = __atomic_exchange_n(&j->pending, NULL, __ATOMIC_ACQ_REL);
-	if (!t)
-		return;
-	OPTINC_LOG(DEBUG, "job %u: the datapath uses table '%s' from now on%s%s",
-		   j->conf.id, t->path, j->table ? ", instead of " : "",
-		   j->table ? j->table->path : "");
-	j->retired = j->table;
-	j->core.table = &t->t;
-	j->core.mode = OPTINC_MODE_ONN;
-	__atomic_store_n(&j->served, true, __ATOMIC_RELAXED);
-	__atomic_store_n(&j->table, t, __ATOMIC_RELEASE);
-}
-
-/* Wait up to @ms for the lcore to put @t in use. */
-static bool table_wait_applied(struct optinc_agg_job *j,
-			     const struct optinc_agg_table *t, unsigned int ms)
-{
-	const struct timespec step = { .tv_nsec = 1000000 };
-
-	while (ms--) {
-		if (__atomic_load_n(&j->table, __ATOMIC_ACQUIRE) == t)
-			return true;
-		nanosleep(&step, NULL);
-	}
-	return __atomic_load_n(&j->table, __ATOMIC_ACQUIRE) == t;
-}
-
-/* Give @t to the lcore and wait until it is in use. */
+/* Give @t to the lcore; free it when refused, and what it replaced. */
 static int table_hand_over(struct optinc_agg_job *j, struct optinc_agg_table *t,
-			 char *why, size_t why_len)
+			   char *why, size_t why_len)
 {
-	__atomic_store_n(&j->pending, t, __ATOMIC_RELEASE);
-	optinc_agg_kick();
-	if (!table_wait_applied(j, t, 2000) &&
-	    __atomic_exchange_n(&j->pending, NULL, __ATOMIC_ACQ_REL) == t) {
+	struct optinc_agg_table *old;
+	int ret = optinc_live_table_hand_over(j, t, &old);
+
+	if (ret) {
 		snprintf(why, why_len, "the datapath did not take it within "
 			 "2 s (is optincd stopping?)");
 		optinc_agg_table_free(t);
-		return -ETIMEDOUT;
+		return ret;
 	}
-	/* taken: the lcore stores j->table right after the exchange */
-	table_wait_applied(j, t, 1000);
-	optinc_agg_table_free(__atomic_exchange_n(&j->retired, NULL, __ATOMIC_ACQUIRE));
+	optinc_agg_table_free(old);
 	return 0;
 }
 
@@ -210,7 +165,7 @@ static int table_hand_over(struct optinc_agg_job *j, struct optinc_agg_table *t,
  * Runs on a control thread (telemetry), one call at a time. The file gets
  * the same checks as at start; a bad one leaves the job as it was. A good
  * one makes the job an onn job from the lcore's next poll round on (see
- * optinc_agg_sync()); a job refused at start for its table is served from
+ * optinc_agg_sync(), job_live.c); a job refused at start for its table is served from
  * then on. A job started with mode=exact is the reference and takes none.
  *
  * Return: 0, or a negative errno with @why set (and logged with the job

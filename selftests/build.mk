@@ -34,6 +34,7 @@ ALL_TARGETS += $(UNIT_BINS)
 TEST_PROGS += selftests/runner/runner_test.sh $(UNIT_BINS)
 
 -include selftests/netlink/build.mk
+-include selftests/layout/build.mk
 -include selftests/lib/build.mk
 -include selftests/net/build.mk
 -include selftests/fuzz/build.mk

@@ -51,7 +51,7 @@ MUTATIONS = [
      "port-stats and job-stats"),
     ("lib/core: a drop reason renamed", "lib/core/frame.c",
      r'"bad_token"', '"bad_tok"', "optinc_drop_names follow"),
-    ("optincd: a port counter missing from telemetry", "daemon/telemetry.c",
+    ("optincd: a port counter missing from telemetry", "daemon/tlm_show.c",
      r"\tTLM_U64\(d, s, rate_limited\);\n", "", "keys the spec gives optincd"),
     ("optincctl: a job counter printed under another key", "tools/optincctl/kmod.c",
      r'"resends"', '"resent"', "the printer reads"),

@@ -95,7 +95,7 @@ static json_object *tel_value(json_object *reply, const char *cmd)
 
 /*
  * optincd refuses a request's parameters with {"error": WHY, "param":
- * NAME} (daemon/telemetry.c); /optinc/table's "installed" 0 is an answer.
+ * NAME} (daemon/telemetry.c tlm_error()); /optinc/table's "installed" 0 is an answer.
  */
 static int tel_refused(const char *cmd, json_object *v)
 {
