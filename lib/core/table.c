@@ -122,9 +122,9 @@ void optinc_table_fill_exact(__u8 *out, __u16 members, __u8 bits)
  * Elements indexed per round of the look-up. The index is computed in
  * vector registers and stored; the look-up loop then reads it back 8 bytes
  * at a time. At 64 a round (256 bytes) those loads came right after the
- * wide stores they read, which the CPU cannot forward, and each waited for
- * its store to reach the cache: 256 cut the look-up's cycles per element
- * by about a sixth (optinc-core-bench --stages). The kernel's stack is small,
+ * wide stores they read (which, the timings suggest, the CPU does not
+ * forward to narrower loads): 256 cut the look-up's cycles per element by
+ * about a sixth (optinc-core-bench --stages). The kernel's stack is small,
  * and its build has no vector registers here anyway.
  */
 #ifdef __KERNEL__
