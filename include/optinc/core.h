@@ -154,6 +154,8 @@ int optinc_table_parse(const void *buf, __u64 len, struct optinc_table *t,
 void optinc_table_fill_exact(__u8 *out, __u16 members, __u8 bits);
 void optinc_table_lookup(const struct optinc_table *t, const __u8 *planes,
 			 __u32 n, __u8 *dst);
+void optinc_table_fold_lookup(const struct optinc_table *t, const __u8 *planes,
+			      const __u8 *src, __u32 n, __u8 *dst);
 
 /* ---- aggregation slots ---- */
 

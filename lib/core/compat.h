@@ -37,11 +37,13 @@
 #define oi_be32(x)	((__u32)__builtin_bswap32((__u32)(x)))
 #define oi_le16(x)	((__u16)(x))
 #define oi_le32(x)	((__u32)(x))
+#define oi_le64(x)	((__u64)(x))
 #else
 #define oi_be16(x)	((__u16)(x))
 #define oi_be32(x)	((__u32)(x))
 #define oi_le16(x)	((__u16)__builtin_bswap16((__u16)(x)))
 #define oi_le32(x)	((__u32)__builtin_bswap32((__u32)(x)))
+#define oi_le64(x)	((__u64)__builtin_bswap64((__u64)(x)))
 #endif
 
 /* Unaligned big-endian loads and stores: frames give no alignment. */

@@ -268,10 +268,10 @@ __u32 optinc_acc_finish(enum optinc_kind k, __u32 *acc, __u32 n,
  * @dst:     result elements
  *
  * The same bits as optinc_acc_fold() then optinc_acc_finish(); for the
- * exact 8-bit average in one pass over the accumulators (the slot's
- * largest buffer), which then leave out @src. (Unit P and the table in
- * one pass were slower than the two: the look-up's index no longer
- * vectorized.)
+ * exact 8-bit average and for onn mode in one pass over the accumulators
+ * (the slot's largest buffer), which then leave out @src. (Unit P and the
+ * table in one pass were once slower than the two: its index no longer
+ * vectorized, which table.c's index loops now do.)
  *
  * Return: bytes written to @dst.
  */
@@ -282,6 +282,9 @@ __u32 optinc_acc_fold_finish(enum optinc_kind k, __u32 *acc, const __u8 *src,
 	switch (k) {
 	case OPTINC_K_AVG8:
 		fold_finish_avg8(optinc_acc_u16(acc), src, n, members, dst);
+		return n;
+	case OPTINC_K_ONN8:
+		optinc_table_fold_lookup(t, (const __u8 *)acc, src, n, dst);
 		return n;
 	default:
 		break;

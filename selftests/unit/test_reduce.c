@@ -2,6 +2,7 @@
 /* Unit tests: exact average, PAM4 unit P and the truth-table path. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <optinc/core.h>
 #include "kselftest_harness.h"
 
@@ -313,6 +314,79 @@ TEST(table_lookup_reads_the_entry_of_each_index)
 				ASSERT_EQ(tab[idx], out[i]);
 			}
 		}
+	}
+}
+
+/* A nonzero byte per index: a look-up at a wrong index reads another. */
+static __u8 idx_hash(__u32 idx)
+{
+	return (__u8)((idx * 2654435761u >> 24) | 1);
+}
+
+/*
+ * Every N in 1..64, the table's whole index range (up to 193^4 entries,
+ * so the table is reserved, not filled: only the entries the elements use
+ * are written, the rest read 0), lengths around the look-up's rounds of
+ * 64 and 256 and its steps of 8: optinc_table_lookup() and the fused
+ * optinc_table_fold_lookup() (also through optinc_acc_fold_finish())
+ * against optinc_pam4_index() of the spread reference.
+ */
+TEST(table_paths_match_the_scalar_reference_for_every_n)
+{
+	static __u8 in[64 * 600], planes[4 * 600], before[4 * 600];
+	static __u8 want[600], out[600];
+	static const __u32 lens[] = { 1, 7, 8, 9, 63, 64, 65, 255, 256, 257,
+				      511, 513, 600 };
+	struct optinc_table t = { .bits = 8 };
+	__u32 i, n, l, idx;
+	size_t size;
+	int members, r;
+
+	srand(8);
+	for (members = 1; members <= 64; members++) {
+		t.members = (__u16)members;
+		t.radix = (__u16)(3 * members + 1);
+		t.entries = t.radix * t.radix * t.radix * t.radix;
+		size = t.entries;
+		t.out = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		ASSERT_NE(MAP_FAILED, t.out);
+		for (l = 0; l < sizeof(lens) / sizeof(lens[0]); l++) {
+			n = lens[l];
+			for (i = 0; i < (__u32)members * n; i++)
+				in[i] = (__u8)rand();
+			/* the corners of the index range: all 0, all 255 */
+			for (r = 0; r < members; r++) {
+				in[(size_t)r * n] = 0;
+				in[(size_t)r * n + n - 1] = 0xff;
+			}
+			for (i = 0; i < n; i++) {
+				idx = optinc_pam4_index(ref_lanes(in, members, n, i),
+							t.radix, 4);
+				ASSERT_LT(idx, t.entries);
+				((__u8 *)t.out)[idx] = idx_hash(idx);
+				want[i] = idx_hash(idx);
+			}
+			memset(planes, 0, 4 * n);
+			for (r = 0; r < members - 1; r++)
+				optinc_pam4_planes_fold(planes, in + (size_t)r * n, n);
+			memcpy(before, planes, 4 * n);
+			memset(out, 0, n);
+			optinc_table_fold_lookup(&t, planes, in + (size_t)r * n,
+						 n, out);
+			ASSERT_EQ(0, memcmp(want, out, n));
+			ASSERT_EQ(0, memcmp(before, planes, 4 * n));
+			memset(out, 0, n);
+			ASSERT_EQ(n, optinc_acc_fold_finish(OPTINC_K_ONN8,
+					(__u32 *)planes, in + (size_t)r * n, n,
+					(__u16)members, &t, out));
+			ASSERT_EQ(0, memcmp(want, out, n));
+			optinc_pam4_planes_fold(planes, in + (size_t)r * n, n);
+			memset(out, 0, n);
+			optinc_table_lookup(&t, planes, n, out);
+			ASSERT_EQ(0, memcmp(want, out, n));
+		}
+		munmap((void *)t.out, size);
 	}
 }
 

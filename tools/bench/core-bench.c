@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <optinc/core.h>
+#include "core-bench.h"
 
 #define WINDOW		64
 #define ELEMS		8704	/* one MTU-9000 frame of 8-bit values */
@@ -133,6 +134,9 @@ int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 1.0;
 	int ns[] = { 2, 4, 8, 16 };
+
+	if (argc > 1 && !strcmp(argv[1], "--stages"))
+		return core_stages(argc > 2 ? atoi(argv[2]) : 400) ? 1 : 0;
 
 	printf("# core-bench: parse + slot state machine + finish + N result "
 	       "frames per seq; %d elements (8-bit) per frame, one core\n", ELEMS);
