@@ -45,7 +45,7 @@ static int job_cfg_ranges(const struct optinc_job_cfg *c,
 			       "must be 1..65535");
 	if (c->fanin > OPTINC_MAX_MEMBERS)
 		return JOB_ERR(e, OPTINC_JF_FANIN, "fanin",
-			       "must be 1.." OI_STR(OPTINC_MAX_MEMBERS));
+			       "must be 1.." OI_STR(OPTINC_MAX_MEMBERS) " (none: one level)");
 	return 0;
 }
 

@@ -77,7 +77,7 @@ TEST(each_field_out_of_range)
 	c = good(); c.max_elems = 0;
 	EXPECT_TRUE(refused(&c, NULL, OPTINC_JF_MAX_ELEMS, "max-elems must be 1..65535"));
 	c = good(); c.fanin = OPTINC_MAX_MEMBERS + 1;
-	EXPECT_TRUE(refused(&c, NULL, OPTINC_JF_FANIN, "fanin must be 1..64"));
+	EXPECT_TRUE(refused(&c, NULL, OPTINC_JF_FANIN, "fanin must be 1..64 (none: one level)"));
 	c = good(); c.mode = OPTINC_MODE_ONN; c.bits = 16;
 	EXPECT_TRUE(refused(&c, NULL, OPTINC_JF_MODE, "mode onn needs 8-bit values"));
 }
