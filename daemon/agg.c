@@ -57,66 +57,41 @@ static struct optinc_agg_job *agg_job(struct optinc_job *core)
 	return core ? container_of(core, struct optinc_agg_job, core) : NULL;
 }
 
-static void agg_count_drop(struct optinc_agg_job *j,
-			   const struct optinc_sw_msg *in, enum optinc_drop why)
+/*
+ * The port's and the switch's side of an event (the job's counters are
+ * lib/core/sw_count.c's); a frame of no job counts on the switch.
+ */
+static void agg_count_port(struct optinc_agg_job *j,
+			   const struct optinc_sw_msg *in,
+			   enum optinc_sw_event ev, uint32_t arg)
 {
-	OPTINC_STAT_INC(*(j ? &j->stats.drops[why] : &optinc_sw()->drops[why]));
-	if (in->m->type == OPTINC_T_JOIN)
+	struct optinc_sw_stats *sw = optinc_sw();
+	struct optinc_port_stats *ps;
+
+	if (ev == OPTINC_SW_SENT || ev == OPTINC_SW_TX_ERROR) {
+		if (!j && ev == OPTINC_SW_TX_ERROR)
+			OPTINC_STAT_INC(sw->tx_errors);
+		else if (!j && arg == OPTINC_T_NACK)
+			OPTINC_STAT_INC(sw->nacks);
+		return;
+	}
+	if (ev != OPTINC_SW_DROPPED && ev != OPTINC_SW_SPOOFED &&
+	    ev != OPTINC_SW_WRONG_PORT && ev != OPTINC_SW_RATE_LIMITED)
+		return;
+	ps = optinc_pstats((uint16_t)in->port);
+	OPTINC_STAT_INC(ps->rx_dropped);	/* every dropped frame, once */
+	if (ev == OPTINC_SW_SPOOFED)
+		OPTINC_STAT_INC(ps->spoofed);
+	else if (ev == OPTINC_SW_WRONG_PORT)
+		OPTINC_STAT_INC(ps->wrong_port);
+	else if (ev == OPTINC_SW_RATE_LIMITED)
+		OPTINC_STAT_INC(ps->rate_limited);
+	else if (!j)
+		OPTINC_STAT_INC(sw->drops[arg]);
+	if (ev == OPTINC_SW_DROPPED && in->m->type == OPTINC_T_JOIN)
 		OPTINC_LOG_AGG(DEBUG, "job %u: JOIN of rank %u from port %u "
 			       "refused: %s", in->m->job, in->m->rank,
-			       in->port, optinc_drop_names[why]);
-}
-
-/* Port security's drops: a spoofed MAC, or a bound member's frame from elsewhere. */
-static void agg_count_bind(struct optinc_agg_job *j, struct optinc_port_stats *ps,
-			   enum optinc_sw_event ev)
-{
-	if (ev == OPTINC_SW_SPOOFED) {
-		OPTINC_STAT_INC(ps->spoofed);
-		if (j)
-			OPTINC_STAT_INC(j->stats.spoofed);
-	} else {
-		OPTINC_STAT_INC(ps->wrong_port);
-		OPTINC_STAT_INC(j->stats.wrong_port);
-	}
-}
-
-/* A frame optincd sent, or could not: per job, or switch-wide. */
-static void agg_count_tx(struct optinc_agg_job *j, enum optinc_sw_event ev,
-			 uint32_t type)
-{
-	if (ev == OPTINC_SW_TX_ERROR)
-		OPTINC_STAT_INC(*(j ? &j->stats.tx_errors : &optinc_sw()->tx_errors));
-	else if (type == OPTINC_T_JOIN_ACK)
-		OPTINC_STAT_INC(j->stats.join_acks);
-	else if (type == OPTINC_T_NACK)
-		OPTINC_STAT_INC(*(j ? &j->stats.nacks : &optinc_sw()->nacks));
-}
-
-/* A first-level job's uplink (lib/core/upstate.c): counted, and some logged. */
-static void agg_count_up(struct optinc_agg_job *j, enum optinc_sw_event ev,
-			 uint32_t arg)
-{
-	switch (ev) {
-	case OPTINC_SW_UP_SENT:
-		OPTINC_STAT_INC(j->stats.up_frames_out);
-		break;
-	case OPTINC_SW_UP_RESENT:
-		OPTINC_STAT_INC(j->stats.up_resends);
-		break;
-	case OPTINC_SW_UP_HINTED:
-		OPTINC_STAT_ADD(j->stats.up_hinted, arg);
-		break;
-	case OPTINC_SW_UP_RESULT:
-		OPTINC_STAT_INC(j->stats.up_results_in);
-		break;
-	case OPTINC_SW_UP_RESULT_AGAIN:
-		OPTINC_STAT_INC(j->stats.up_results_dup);
-		break;
-	default:
-		optinc_uplink_log(j, ev, arg);
-		break;
-	}
+			       in->port, optinc_drop_names[arg]);
 }
 
 /* The rules' events, on optincd's counters (stats.h); ctx->seen: unserved. */
@@ -126,42 +101,18 @@ static void agg_count(void *dp, struct optinc_job *core,
 {
 	struct optinc_agg_ctx *ctx = dp;
 	struct optinc_agg_job *j = core ? agg_job(core) : ctx->seen;	/* NULL: none */
-	struct optinc_port_stats *ps = in ? optinc_pstats((uint16_t)in->port) : NULL;
+	unsigned int c;
+	uint32_t n;
 
-	switch (ev) {
-	case OPTINC_SW_DROPPED:
-		agg_count_drop(j, in, (enum optinc_drop)arg);
-		break;
-	case OPTINC_SW_SPOOFED:
-	case OPTINC_SW_WRONG_PORT:
-		agg_count_bind(core ? j : NULL, ps, ev);
-		break;
-	case OPTINC_SW_RATE_LIMITED:
-		OPTINC_STAT_INC(ps->rate_limited);
-		break;
-	case OPTINC_SW_COMPLETED:
-		OPTINC_STAT_INC(j->stats.slots_completed);
-		return;
-	case OPTINC_SW_RESENT:
-		OPTINC_STAT_INC(j->stats.resends);
-		return;
-	case OPTINC_SW_JOINED:
-		OPTINC_STAT_INC(j->stats.joins);
-		return;
-	case OPTINC_SW_REBOUND:
-		OPTINC_STAT_INC(j->stats.rebinds);
-		return;
-	case OPTINC_SW_SENT:
-	case OPTINC_SW_TX_ERROR:
-		agg_count_tx(j, ev, arg);
-		return;
-	case OPTINC_SW_ABSORBED:
-		return;
-	default:
-		agg_count_up(j, ev, arg);
-		return;
+	c = optinc_sw_job_counter(ev, arg, &n);
+	if (j && c) {
+		OPTINC_STAT_ADD(j->stats.ctr[c], n);
+		if (c == OPTINC_STATS_A_DROPPED)
+			OPTINC_STAT_INC(j->stats.drops[arg]);
+	} else if (j) {
+		optinc_uplink_log(j, ev, arg);	/* its refusals, not counted */
 	}
-	OPTINC_STAT_INC(ps->rx_dropped);	/* every dropped frame, once */
+	agg_count_port(j, in, ev, arg);
 }
 
 /* Where a frame to @rank goes: its bound port; -1: back where in came from. */

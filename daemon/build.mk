@@ -2,7 +2,7 @@
 # daemon/: optincd, the OptINC switch on DPDK (Debian: libdpdk-dev).
 
 OPTINCD_SRCS := daemon/main.c daemon/options.c daemon/eal_args.c \
-		daemon/port.c daemon/l2.c daemon/arp.c daemon/icmp.c daemon/agg.c daemon/tx.c \
+		daemon/port.c daemon/l2.c daemon/l2_fwd.c daemon/arp.c daemon/icmp.c daemon/agg.c daemon/tx.c \
 		daemon/job.c daemon/job_live.c daemon/table.c \
 		daemon/datapath.c daemon/telemetry.c daemon/tlm_show.c daemon/uplink.c \
 		daemon/optval.c daemon/job_spec.c daemon/lcore.c

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * The L2 learning table and forwarding: source MAC -> port, unknown,
- * broadcast and multicast destinations flooded to every other port.
+ * The L2 learning table: source MAC -> port, with port security's pins
+ * (forwarding by it is in l2_fwd.c).
  *
  * Open addressing with a bounded probe window. Entries are never emptied,
  * only aged (an entry not refreshed for L2_AGE_S is treated as absent and
@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <rte_cycles.h>
 #include <rte_ether.h>
-#include <rte_mbuf.h>
 #include "optincd.h"
 
 #define L2_SIZE		4096		/* power of two */
@@ -349,43 +348,6 @@ int optinc_l2_lookup(const struct rte_ether_addr *mac, uint64_t now,
 		}
 	}
 	return -ENOENT;
-}
-
-static void l2_flood(struct rte_mbuf *m, uint16_t in_port)
-{
-	uint16_t i, n = optinc_nb_ports - 1;
-
-	if (!n) {
-		OPTINC_STAT_INC(optinc_pstats(in_port)->rx_dropped);
-		rte_pktmbuf_free(m);
-		return;
-	}
-	OPTINC_STAT_INC(optinc_sw()->l2_flooded);
-	/* the same mbuf goes to every other port; each send drops one ref */
-	rte_mbuf_refcnt_update(m, (int16_t)(n - 1));
-	for (i = 0; i < optinc_nb_ports; i++)
-		if (optinc_port_ids[i] != in_port)
-			optinc_port_tx(optinc_port_ids[i], m);
-}
-
-/* Forward @m, received on @in_port, as a learning switch does. */
-void optinc_l2_forward(struct rte_mbuf *m, uint16_t in_port, uint64_t now)
-{
-	const struct rte_ether_hdr *eth =
-		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-	uint16_t out;
-
-	if (rte_is_multicast_ether_addr(&eth->dst_addr) ||
-	    optinc_l2_lookup(&eth->dst_addr, now, &out)) {
-		l2_flood(m, in_port);
-	} else if (out == in_port) {
-		OPTINC_STAT_INC(optinc_sw()->l2_filtered);
-		OPTINC_STAT_INC(optinc_pstats(in_port)->rx_dropped);
-		rte_pktmbuf_free(m);
-	} else {
-		OPTINC_STAT_INC(optinc_sw()->l2_forwarded);
-		optinc_port_tx(out, m);
-	}
 }
 
 /* Entries not aged out; read by telemetry while the lcore learns. */

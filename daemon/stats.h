@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <rte_common.h>
 #include <optinc/core.h>
+#include <uapi/linux/optinc.h>
 
 #define OPTINC_STAT_ADD(c, n) \
 	__atomic_store_n(&(c), (c) + (uint64_t)(n), __ATOMIC_RELAXED)
@@ -45,26 +46,19 @@ struct optinc_member_stats {
 	uint64_t bytes_out;
 };
 
-/* Per job; bytes are whole Ethernet frames (no FCS). */
+/*
+ * Per job; bytes are whole Ethernet frames (no FCS). ctr[] holds the
+ * spec's job counters (job-stats in Documentation/netlink/specs/optinc.yaml),
+ * indexed by their uapi OPTINC_STATS_A_*: what the switch's rules count
+ * (lib/core/sw_count.c), the same as optinc.ko's, reported under the keys
+ * of tlm_ctrs.h.
+ */
 struct optinc_job_stats {
-	uint64_t slots_completed;
+	uint64_t ctr[OPTINC_STATS_A_MAX + 1];
 	uint64_t frames_in;	/* every frame naming this job */
 	uint64_t bytes_in;
 	uint64_t frames_out;	/* results, JOIN_ACKs and NACKs sent */
 	uint64_t bytes_out;
-	uint64_t resends;	/* results sent again to one rank */
-	uint64_t joins;		/* JOINs accepted */
-	uint64_t join_acks;
-	uint64_t nacks;
-	uint64_t tx_errors;	/* no mbuf, or a frame too big for the port */
-	uint64_t up_frames_out;	/* cascade: DATA and JOINs to the upper switch */
-	uint64_t up_results_in;	/* cascade: results taken from it */
-	uint64_t up_resends;	/* cascade: DATA sent up again for a waiting slot */
-	uint64_t up_hinted;	/* cascade: of those, at once on an upper result's hint */
-	uint64_t up_results_dup; /* cascade: upper results for a slot done already */
-	uint64_t wrong_port;	/* a bound member's frame not from its MAC and port */
-	uint64_t spoofed;	/* frames naming the job, from a MAC pinned elsewhere */
-	uint64_t rebinds;	/* members that moved (JOIN from a new port or MAC) */
 	uint64_t drops[OPTINC_DROP_NR];
 	struct optinc_member_stats member[OPTINC_MAX_MEMBERS];
 } __rte_cache_aligned;

@@ -16,6 +16,7 @@
 #include <rte_lcore.h>
 #include <rte_telemetry.h>
 #include "optincd.h"
+#include "tlm_ctrs.h"
 
 #define TLM_U64(d, s, f)	rte_tel_data_add_dict_u64(d, #f, OPTINC_STAT_GET((s)->f))
 
@@ -192,7 +193,8 @@ static void tlm_job_common(struct rte_tel_data *d, const struct optinc_agg_job *
 				  __atomic_load_n(&j->served, __ATOMIC_RELAXED));
 	rte_tel_data_add_dict_u64(d, "joined", (uint64_t)__builtin_popcountll(joined));
 	rte_tel_data_add_dict_u64(d, "lcore", optinc_workers[j->worker].lcore);
-	TLM_U64(d, s, slots_completed);
+	rte_tel_data_add_dict_u64(d, "slots_completed",
+				  OPTINC_STAT_GET(s->ctr[OPTINC_STATS_A_COMPLETED]));
 	TLM_U64(d, s, frames_in);
 	TLM_U64(d, s, bytes_in);
 	TLM_U64(d, s, frames_out);
@@ -204,6 +206,8 @@ int optinc_tlm_job(struct rte_tel_data *d, const struct optinc_agg_job *j)
 	const struct optinc_agg_table *t = __atomic_load_n(&j->table,
 							   __ATOMIC_ACQUIRE);
 	const struct optinc_job_stats *s = &j->stats;
+	const struct optinc_tlm_ctr *c;
+	unsigned int i;
 
 	rte_tel_data_start_dict(d);
 	tlm_job_common(d, j);
@@ -214,19 +218,12 @@ int optinc_tlm_job(struct rte_tel_data *d, const struct optinc_agg_job *j)
 	rte_tel_data_add_dict_u64(d, "token_set", j->conf.job.token != 0);
 	rte_tel_data_add_dict_string(d, "table", t ? t->path : "");
 	rte_tel_data_add_dict_u64(d, "table_wrong", t ? t->wrong : 0);
-	TLM_U64(d, s, resends);
-	TLM_U64(d, s, joins);
-	TLM_U64(d, s, join_acks);
-	TLM_U64(d, s, nacks);
-	TLM_U64(d, s, tx_errors);
-	TLM_U64(d, s, up_frames_out);
-	TLM_U64(d, s, up_results_in);
-	TLM_U64(d, s, up_resends);
-	TLM_U64(d, s, up_hinted);
-	TLM_U64(d, s, up_results_dup);
-	TLM_U64(d, s, wrong_port);
-	TLM_U64(d, s, spoofed);
-	TLM_U64(d, s, rebinds);
+	for (i = 0; i < RTE_DIM(optinc_tlm_job_ctrs); i++) {
+		c = &optinc_tlm_job_ctrs[i];
+		if (c->id != OPTINC_STATS_A_COMPLETED)	/* tlm_job_common's */
+			rte_tel_data_add_dict_u64(d, c->key,
+						  OPTINC_STAT_GET(s->ctr[c->id]));
+	}
 	return tlm_add_drops(d, s->drops);
 }
 

@@ -94,88 +94,54 @@ void optinc_agg_count_bind(struct optinc_kport *in, struct optinc_kjob *job,
 		optinc_count(job->stats, idx, 1);
 }
 
-static void agg_count_tx(struct optinc_kport *in, struct optinc_kjob *job,
-			 enum optinc_sw_event ev, u32 type)
+/* The port's side of an event (its job's is optinc_sw_job_counter()'s). */
+static void agg_count_port(struct optinc_kport *in, struct optinc_kjob *job,
+			   enum optinc_sw_event ev, u32 arg)
 {
-	int idx = type == OPTINC_T_RESULT ? OPTINC_STATS_A_RESULTS :
-		  type == OPTINC_T_JOIN_ACK ? OPTINC_STATS_A_JOIN_ACKS :
-		  OPTINC_STATS_A_NACKS;
-
-	if (ev == OPTINC_SW_TX_ERROR)
-		optinc_count(job ? job->stats : in->stats,
-			     OPTINC_STATS_A_TX_ERRORS, 1);
-	else if (job)
-		optinc_count(job->stats, idx, 1);
+	switch (ev) {
+	case OPTINC_SW_DROPPED:
+		optinc_count_drop(in->stats, arg);
+		break;
+	case OPTINC_SW_SPOOFED:
+	case OPTINC_SW_WRONG_PORT:
+		optinc_agg_count_bind(in, NULL, ev == OPTINC_SW_SPOOFED ?
+				      OPTINC_STATS_A_SPOOFED :
+				      OPTINC_STATS_A_WRONG_PORT);
+		break;
+	case OPTINC_SW_RATE_LIMITED:
+		optinc_agg_count_bind(in, NULL, OPTINC_STATS_A_RATE_LIMITED);
+		break;
+	case OPTINC_SW_TX_ERROR:
+		if (!job)	/* an answer of no job: the port's error */
+			optinc_count(in->stats, OPTINC_STATS_A_TX_ERRORS, 1);
+		break;
+	default:
+		break;
+	}
 }
 
-/* A first-level job's uplink (lib/core/upstate.c): counted, refusals logged. */
-static void agg_count_up(struct optinc_kswitch *sw, struct optinc_kjob *job,
-			 enum optinc_sw_event ev, u32 arg)
-{
-	static const u8 idx[OPTINC_SW_NR_EVENTS] = {
-		[OPTINC_SW_UP_SENT] = OPTINC_STATS_A_UP_FRAMES_OUT,
-		[OPTINC_SW_UP_RESENT] = OPTINC_STATS_A_UP_RESENDS,
-		[OPTINC_SW_UP_HINTED] = OPTINC_STATS_A_UP_HINTED,
-		[OPTINC_SW_UP_RESULT] = OPTINC_STATS_A_UP_RESULTS_IN,
-		[OPTINC_SW_UP_RESULT_AGAIN] = OPTINC_STATS_A_UP_RESULTS_DUP,
-	};
-
-	if (idx[ev])
-		optinc_count(job->stats, idx[ev],
-			     ev == OPTINC_SW_UP_HINTED ? arg : 1);
-	else if (ev == OPTINC_SW_UP_NACKED)
-		net_warn_ratelimited("optinc: %s: job %u: upper switch job %u refused the JOIN, reason %u\n",
-				     sw->name, job->cfg.job.id, job->up.job, arg);
-	else if (ev == OPTINC_SW_UP_WINDOW)
-		net_warn_ratelimited("optinc: %s: job %u: upper switch job %u has a window smaller than this job's: %u\n",
-				     sw->name, job->cfg.job.id, job->up.job, arg);
-}
-
-/* The rules' events, on the port's and job's counters (uapi). */
+/* The rules' events, on the job's and the port's counters (uapi). */
 static void agg_count(void *dp, struct optinc_job *core,
 		      const struct optinc_sw_msg *in, enum optinc_sw_event ev,
 		      u32 arg)
 {
 	struct optinc_kjob *job = agg_job(core);
 	struct agg_ctx *ctx = dp;
+	unsigned int c;
+	u32 n;
 
-	switch (ev) {
-	case OPTINC_SW_DROPPED:
-		if (job)
-			optinc_count_drop(job->stats, arg);
-		optinc_count_drop(ctx->in->stats, arg);
-		break;
-	case OPTINC_SW_SPOOFED:
-		optinc_agg_count_bind(ctx->in, job, OPTINC_STATS_A_SPOOFED);
-		break;
-	case OPTINC_SW_WRONG_PORT:
-		optinc_agg_count_bind(ctx->in, job, OPTINC_STATS_A_WRONG_PORT);
-		break;
-	case OPTINC_SW_RATE_LIMITED:
-		optinc_agg_count_bind(ctx->in, NULL, OPTINC_STATS_A_RATE_LIMITED);
-		break;
-	case OPTINC_SW_ABSORBED:
-		optinc_count(job->stats, OPTINC_STATS_A_ABSORBED, 1);
-		break;
-	case OPTINC_SW_COMPLETED:
-		optinc_count(job->stats, OPTINC_STATS_A_COMPLETED, 1);
-		break;
-	case OPTINC_SW_RESENT:
-		optinc_count(job->stats, OPTINC_STATS_A_RESENT, 1);
-		break;
-	case OPTINC_SW_REBOUND:
-		optinc_count(job->stats, OPTINC_STATS_A_REBINDS, 1);
-		break;
-	case OPTINC_SW_JOINED:
-		break;		/* JOINs are counted as they come in */
-	case OPTINC_SW_SENT:
-	case OPTINC_SW_TX_ERROR:
-		agg_count_tx(ctx->in, job, ev, arg);
-		break;
-	default:
-		agg_count_up(ctx->sw, job, ev, arg);
-		break;
-	}
+	c = optinc_sw_job_counter(ev, arg, &n);
+	if (job && c == OPTINC_STATS_A_DROPPED)
+		optinc_count_drop(job->stats, arg);
+	else if (job && c)
+		optinc_count(job->stats, c, n);
+	agg_count_port(ctx->in, job, ev, arg);
+	if (ev == OPTINC_SW_UP_NACKED)
+		net_warn_ratelimited("optinc: %s: job %u: upper switch job %u refused the JOIN, reason %u\n",
+				     ctx->sw->name, job->cfg.job.id, job->up.job, arg);
+	else if (ev == OPTINC_SW_UP_WINDOW)
+		net_warn_ratelimited("optinc: %s: job %u: upper switch job %u has a window smaller than this job's: %u\n",
+				     ctx->sw->name, job->cfg.job.id, job->up.job, arg);
 }
 
 /*
@@ -314,11 +280,6 @@ void optinc_agg_msg(struct optinc_kport *port, struct sk_buff *skb,
 	if (!job) {
 		ret = optinc_sw_input(&sw, NULL, NULL, &in, why);
 	} else {
-		/* what reaches the job: not a spoof the rules drop first */
-		if (!spoofed || m.type == OPTINC_T_JOIN)
-			optinc_count(job->stats, m.type == OPTINC_T_JOIN ?
-				     OPTINC_STATS_A_JOINS :
-				     OPTINC_STATS_A_DATA, 1);
 		spin_lock(&job->lock);
 		ret = optinc_sw_input(&sw, &job->core, &job->bind, &in, why);
 		spin_unlock(&job->lock);

@@ -24,6 +24,7 @@ struct optinc_sw_msg {
 
 /* What happened, for the datapath's counters (and its logs). */
 enum optinc_sw_event {
+	OPTINC_SW_RECEIVED,	/* a frame reached its job; arg its type */
 	OPTINC_SW_DROPPED,	/* arg: enum optinc_drop; no answer unless NACKed */
 	OPTINC_SW_SPOOFED,	/* a MAC pinned to another port: dropped */
 	OPTINC_SW_WRONG_PORT,	/* a bound member's frame from elsewhere: dropped */
@@ -116,10 +117,14 @@ struct optinc_sw {
 int optinc_sw_input(const struct optinc_sw *sw, struct optinc_job *job,
 		    struct optinc_bind *bind, const struct optinc_sw_msg *in,
 		    enum optinc_drop why);
-/* lib/core/sw_send.c: the frames the rules send to members */
+/* lib/core/sw_count.c: the events, and the job counters they add to */
 void optinc_sw_count(const struct optinc_sw *sw, struct optinc_job *job,
 		     const struct optinc_sw_msg *in, enum optinc_sw_event ev,
 		     __u32 arg);
+unsigned int optinc_sw_job_counter(enum optinc_sw_event ev, __u32 arg,
+				   __u32 *n);
+
+/* lib/core/sw_send.c: the frames the rules send to members */
 void optinc_sw_result(const struct optinc_sw *sw, struct optinc_job *job,
 		      const struct optinc_sw_msg *in,
 		      const struct optinc_slot *s, __u16 rank);

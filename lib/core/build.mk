@@ -7,7 +7,7 @@ CORE_SRCS := lib/core/frame.c lib/core/reduce.c lib/core/pam4.c \
 	     lib/core/quant.c lib/core/quant_x86.c lib/core/quant_port.c \
 	     lib/core/cascade.c lib/core/bind.c lib/core/ratelimit.c \
 	     lib/core/switch.c lib/core/uplink.c lib/core/upstate.c \
-	     lib/core/job_cfg.c lib/core/sw_send.c
+	     lib/core/job_cfg.c lib/core/sw_send.c lib/core/sw_count.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(O)/%.o)
 CORE_LIB  := $(O)/lib/liboptinc-core.a
 

@@ -9,14 +9,6 @@
 #include <optinc/switch.h>
 #include "compat.h"
 
-/* Report @ev (with @arg) of @job, for @in (NULL: none), to the datapath. */
-void optinc_sw_count(const struct optinc_sw *sw, struct optinc_job *job,
-		     const struct optinc_sw_msg *in, enum optinc_sw_event ev,
-		     __u32 arg)
-{
-	sw->ops->count(sw->dp, job, in, ev, arg);
-}
-
 /* Hand a frame of @len bytes (0: not built) of @type to the datapath. */
 static void sw_tx(const struct optinc_sw *sw, struct optinc_job *job,
 		  const struct optinc_sw_msg *in, int rank, __u8 type,

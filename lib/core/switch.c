@@ -119,8 +119,9 @@ static int sw_no_job(const struct optinc_sw *sw,
  *
  * In this order: a frame with a MAC pinned to another port is dropped
  * unless it is that member's JOIN (a move); a malformed one is dropped;
- * then port security's binding, the port's rate limit, the slot state
- * machine and the reply plan. Everything is counted through the ops.
+ * then the frame has reached its job (RECEIVED), and port security's
+ * binding, the port's rate limit, the slot state machine and the reply
+ * plan follow. Everything is counted through the ops.
  *
  * Return: 0 when the message was taken, -EPERM when port security or the
  * rate limit dropped it, -EPROTO when it was dropped (or NACKed) for a
@@ -146,6 +147,7 @@ int optinc_sw_input(const struct optinc_sw *sw, struct optinc_job *job,
 	}
 	if (!job)
 		return sw_no_job(sw, in);
+	optinc_sw_count(sw, job, in, OPTINC_SW_RECEIVED, in->m->type);
 	if (bind)
 		bv = optinc_bind_rx(bind, job, in->m, in->src, in->port,
 				    in->spoofed);

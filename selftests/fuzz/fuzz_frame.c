@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <optinc/switch.h>
 #include <optinc/ratelimit.h>
+#include <uapi/linux/optinc.h>
 #include "fuzz.h"
 
 #define FUZZ_JOBS	3
@@ -165,9 +166,14 @@ static void fuzz_count(void *dp, struct optinc_job *job,
 		       __u32 arg)
 {
 	struct fuzz_dp *d = dp;
+	__u32 n;
 
 	fuzz_check(ev < OPTINC_SW_NR_EVENTS);
 	fuzz_events[ev]++;
+	/* every event counts on the spec's job counters, or on none */
+	fuzz_check(optinc_sw_job_counter(ev, arg, &n) <= OPTINC_STATS_A_MAX);
+	if (ev == OPTINC_SW_RECEIVED)
+		fuzz_check(job != NULL);
 	if (ev == OPTINC_SW_DROPPED)
 		fuzz_check(arg > OPTINC_DROP_NONE && arg < OPTINC_DROP_NR);
 	if (ev == OPTINC_SW_SENT || ev == OPTINC_SW_UP_SENT) {
@@ -328,17 +334,33 @@ static void fuzz_join_all(struct fuzz_dp *d, struct optinc_job *j)
 /* How often each rule fired, for fuzz_short.sh: at exit, to stderr. */
 static void fuzz_report(void)
 {
-	static const char *const ev[] = {
-		"dropped", "spoofed", "wrong_port", "rate_limited", "absorbed",
-		"completed", "resent", "joined", "rebound", "sent", "tx_error",
-		"up_sent", "up_resent", "up_hinted", "up_result",
-		"up_result_again", "up_nacked", "up_window", "up_complete",
+	static const char *const ev[OPTINC_SW_NR_EVENTS] = {
+		[OPTINC_SW_RECEIVED] = "received",
+		[OPTINC_SW_DROPPED] = "dropped",
+		[OPTINC_SW_SPOOFED] = "spoofed",
+		[OPTINC_SW_WRONG_PORT] = "wrong_port",
+		[OPTINC_SW_RATE_LIMITED] = "rate_limited",
+		[OPTINC_SW_ABSORBED] = "absorbed",
+		[OPTINC_SW_COMPLETED] = "completed",
+		[OPTINC_SW_RESENT] = "resent",
+		[OPTINC_SW_JOINED] = "joined",
+		[OPTINC_SW_REBOUND] = "rebound",
+		[OPTINC_SW_SENT] = "sent",
+		[OPTINC_SW_TX_ERROR] = "tx_error",
+		[OPTINC_SW_UP_SENT] = "up_sent",
+		[OPTINC_SW_UP_RESENT] = "up_resent",
+		[OPTINC_SW_UP_HINTED] = "up_hinted",
+		[OPTINC_SW_UP_RESULT] = "up_result",
+		[OPTINC_SW_UP_RESULT_AGAIN] = "up_result_again",
+		[OPTINC_SW_UP_NACKED] = "up_nacked",
+		[OPTINC_SW_UP_WINDOW] = "up_window",
+		[OPTINC_SW_UP_COMPLETE] = "up_complete",
 	};
 	unsigned int k;
 
 	fprintf(stderr, "fuzz_frame rules:");
-	for (k = 0; k < sizeof(ev) / sizeof(ev[0]); k++)
-		fprintf(stderr, " %s=%lu", ev[k], fuzz_events[k]);
+	for (k = 0; k < OPTINC_SW_NR_EVENTS; k++)
+		fprintf(stderr, " %s=%lu", ev[k] ? ev[k] : "?", fuzz_events[k]);
 	fprintf(stderr, " sent_result=%lu sent_join_ack=%lu sent_nack=%lu\n",
 		fuzz_sent[OPTINC_T_RESULT], fuzz_sent[OPTINC_T_JOIN_ACK],
 		fuzz_sent[OPTINC_T_NACK]);

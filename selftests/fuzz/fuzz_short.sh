@@ -37,7 +37,7 @@ reached() {
 	local rules missing=
 	rules=$(grep -m1 '^fuzz_frame rules:' "$work/log")
 	[ -n "$rules" ] || { echo "no rules line at exit"; return 1; }
-	for ev in dropped spoofed wrong_port rate_limited absorbed completed \
+	for ev in received dropped spoofed wrong_port rate_limited absorbed completed \
 		  resent joined rebound sent tx_error up_sent up_resent \
 		  up_result up_result_again up_nacked up_complete sent_result \
 		  sent_join_ack sent_nack; do

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <optinc/switch.h>
+#include <uapi/linux/optinc.h>
 #include "kselftest_harness.h"
 
 #define W	4
@@ -21,6 +22,7 @@ struct rec {
 	struct { int rank; __u8 type; __u32 seq; } tx[MAXTX];
 	int ntx;
 	unsigned int ev[OPTINC_SW_TX_ERROR + 1];
+	__u64 ctr[OPTINC_STATS_A_MAX + 1];	/* the job's, by the plan */
 	__u32 dropped_why;
 	int pins, moves;
 	__u32 moved_from;
@@ -65,10 +67,15 @@ static void rec_count(void *dp, struct optinc_job *job,
 		      __u32 arg)
 {
 	struct rec *r = dp;
+	unsigned int c;
+	__u32 n;
 
 	r->ev[ev]++;
 	if (ev == OPTINC_SW_DROPPED)
 		r->dropped_why = arg;
+	c = optinc_sw_job_counter(ev, arg, &n);
+	if (job)	/* as both datapaths count a job (sw_count.c) */
+		r->ctr[c] += n;
 }
 
 static void rec_pin(void *dp, struct optinc_job *job,
@@ -249,6 +256,40 @@ TEST_F(sw, complete_slot_results_to_all_then_resend_to_one)
 	EXPECT_EQ(2, self->rec.tx[0].rank);
 	EXPECT_EQ(OPTINC_T_RESULT, self->rec.tx[0].type);
 	EXPECT_EQ(1, self->rec.ev[OPTINC_SW_RESENT]);
+}
+
+/*
+ * The job counters both datapaths report, from the rules' events: a slot
+ * completed, one frame from the wrong port, one spoofed and one resend.
+ */
+TEST_F(sw, job_counters_follow_the_spec)
+{
+	struct optinc_msg m;
+	int r;
+
+	ASSERT_EQ(0, join_all(self));
+	for (r = 0; r < N; r++) {
+		m = data_msg(self, r, 0);
+		ASSERT_EQ(0, input(self, &m, &self->ep[r], 10 + r, 0, 1));
+	}
+	m = data_msg(self, 1, 0);
+	ASSERT_EQ(0, input(self, &m, &self->ep[1], 11, 0, 1));	/* resend */
+	m = data_msg(self, 1, 1);
+	EXPECT_EQ(-EPERM, input(self, &m, &self->ep[1], 12, 0, 1));
+	EXPECT_EQ(-EPERM, input(self, &m, &self->ep[1], 12, 1, 1));
+	EXPECT_EQ(N, self->rec.ctr[OPTINC_STATS_A_JOINS]);
+	/* all DATA that got past the spoof check, the wrong port's too */
+	EXPECT_EQ(N + 2, self->rec.ctr[OPTINC_STATS_A_DATA]);
+	/* one to each joiner, then one to all once the job is complete */
+	EXPECT_EQ(2 * N - 1, self->rec.ctr[OPTINC_STATS_A_JOIN_ACKS]);
+	EXPECT_EQ(N, self->rec.ctr[OPTINC_STATS_A_ABSORBED]);
+	EXPECT_EQ(1, self->rec.ctr[OPTINC_STATS_A_COMPLETED]);
+	EXPECT_EQ(1, self->rec.ctr[OPTINC_STATS_A_RESENT]);
+	EXPECT_EQ(N + 1, self->rec.ctr[OPTINC_STATS_A_RESULTS]);
+	EXPECT_EQ(1, self->rec.ctr[OPTINC_STATS_A_WRONG_PORT]);
+	EXPECT_EQ(1, self->rec.ctr[OPTINC_STATS_A_SPOOFED]);
+	EXPECT_EQ(0, self->rec.ctr[OPTINC_STATS_A_NACKS]);
+	EXPECT_EQ(0, self->rec.ctr[OPTINC_STATS_A_DROPPED]);
 }
 
 TEST_F(sw, no_job_join_is_nacked_back_to_the_sender)
