@@ -100,7 +100,8 @@ static int job_check(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cf
 /*
  * A first level's slots hold no more than its upstream frames (4 bytes per
  * value) carry through the smallest MTU of the switch's ports now (1500
- * without ports); a port added later with a smaller MTU counts tx-errors.
+ * without ports); optinc_job_up_fits() keeps it so as ports come and
+ * change their MTU.
  */
 static u16 job_up_max_elems(struct optinc_kswitch *sw, u16 max_elems)
 {
@@ -118,6 +119,35 @@ static u16 job_up_max_elems(struct optinc_kswitch *sw, u16 max_elems)
 		pr_info("optinc: %s: job: max-elems %u -> %u, so that its upstream frames fit the MTU (%u)\n",
 			sw->name, max_elems, up_max, mtu);
 	return min(max_elems, up_max);
+}
+
+/**
+ * optinc_job_up_fits() - can a port of MTU @mtu carry @sw's upstream frames?
+ * @sw:  the switch
+ * @mtu: the MTU of a port being added, or a port's new MTU
+ *
+ * A first-level job's upstream DATA goes out of whichever port reaches the
+ * upper switch, and its slots were sized for the ports it had (see
+ * job_up_max_elems()). A port that could not carry them is refused, so
+ * that the job never meets frames it cannot send. Caller holds RTNL.
+ *
+ * Return: 0, or -EINVAL naming the first job that would not fit.
+ */
+int optinc_job_up_fits(struct optinc_kswitch *sw, u32 mtu)
+{
+	u16 up_max = optinc_up_max_elems(mtu);
+	struct optinc_kjob *job;
+	unsigned long id;
+
+	ASSERT_RTNL();
+	xa_for_each(&sw->jobs, id, job) {
+		if (job->cfg.up_ip && job->cfg.job.max_elems > up_max) {
+			pr_info("optinc: %s: MTU %u cannot carry job %lu's upstream frames (max-elems %u, at most %u)\n",
+				sw->name, mtu, id, job->cfg.job.max_elems, up_max);
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 /* The uplink of a first-level job, from the switch's address and @cfg. */

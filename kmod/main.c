@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * optinc.ko: module init and exit, and the net device notifier that takes
- * ports away when their device goes.
+ * ports away when their device goes (and refuses an MTU that a cascade's
+ * upstream frames would not fit).
  */
 #include <linux/module.h>
 #include <linux/netdevice.h>
@@ -14,13 +15,19 @@ static int main_netdev_event(struct notifier_block *nb, unsigned long event,
 			     void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct netdev_notifier_info_ext *ext = ptr;
 	struct optinc_kport *port;
 
-	if (event != NETDEV_UNREGISTER)
+	if (event != NETDEV_UNREGISTER && event != NETDEV_PRECHANGEMTU)
 		return NOTIFY_DONE;
 	port = optinc_port_of(dev);
-	if (port)
-		optinc_port_del(port);
+	if (!port)
+		return NOTIFY_DONE;
+	/* an MTU that a first-level job's upstream frames do not fit */
+	if (event == NETDEV_PRECHANGEMTU)
+		return notifier_from_errno(optinc_job_up_fits(port->sw,
+							      ext->ext.mtu));
+	optinc_port_del(port);
 	return NOTIFY_OK;
 }
 

@@ -159,6 +159,7 @@ bool optinc_host_icmp(struct optinc_kport *port, struct sk_buff *skb);
 int optinc_job_set(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cfg,
 		   struct netlink_ext_ack *extack);
 int optinc_job_del(struct optinc_kswitch *sw, u16 id);
+int optinc_job_up_fits(struct optinc_kswitch *sw, u32 mtu);
 void optinc_jobs_destroy(struct optinc_kswitch *sw);
 int optinc_job_retable(struct optinc_kswitch *sw, u16 id,
 		       struct optinc_ktable *t, struct netlink_ext_ack *extack);

@@ -185,6 +185,11 @@ static int switch_port_check(struct optinc_kswitch *sw, struct net_device *dev,
 		NL_SET_ERR_MSG(extack, "switch has the most ports it can have");
 		return -ENOSPC;
 	}
+	if (optinc_job_up_fits(sw, dev->mtu)) {
+		NL_SET_ERR_MSG(extack,
+			       "device MTU too small for a first-level job's upstream frames");
+		return -EINVAL;
+	}
 	return 0;
 }
 

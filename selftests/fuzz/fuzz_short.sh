@@ -39,7 +39,8 @@ reached() {
 	[ -n "$rules" ] || { echo "no rules line at exit"; return 1; }
 	for ev in received dropped spoofed wrong_port rate_limited absorbed completed \
 		  resent joined rebound sent tx_error up_sent up_resent \
-		  up_result up_result_again up_nacked up_complete sent_result \
+		  up_hinted up_result up_result_again up_nacked up_window \
+		  up_complete sent_result \
 		  sent_join_ack sent_nack; do
 		echo "$rules" | grep -qE " $ev=[1-9]" || missing="$missing $ev"
 	done

@@ -196,6 +196,35 @@ static int seed_uplink(const char *dir)
 	return seed_write(dir, "uplink", &s);
 }
 
+/*
+ * FUZZ_JOB_UP's slots 0 and 1 go up; the upper result of 1 comes with a
+ * hint that the upper switch holds nothing from us since 0: slot 0's DATA
+ * (or its result) was lost, and goes up again at once (up_hinted).
+ */
+static int seed_uplink_hinted(const char *dir)
+{
+	struct optinc_msg m = (struct optinc_msg){
+		.type = OPTINC_T_JOIN_ACK, .job = FUZZ_UP_JOB, .rank = 1,
+		.token = FUZZ_TOKEN, .seq = FUZZ_UP_NONCE, .slot = FUZZ_WINDOW,
+		.count = FUZZ_MAX_ELEMS, .size = 2, .aux = 2 };
+	struct optinc_endpoint upper;
+	struct seed s;
+
+	fuzz_upper_ep(&upper);
+	seed_start(&s, FUZZ_CTL_JOINED);
+	seed_frame_from(&s, &m, &upper);
+	seed_slot(&s, FUZZ_JOB_UP, FUZZ_TOKEN, OPTINC_OP_AVG, 8, 0);
+	seed_slot(&s, FUZZ_JOB_UP, FUZZ_TOKEN, OPTINC_OP_AVG, 8, 1);
+	m = seed_data(FUZZ_UP_JOB, FUZZ_TOKEN, OPTINC_OP_CAVG, 8, 1, 1);
+	m.type = OPTINC_T_RESULT;
+	m.block = 8;
+	m.nscale = 2;
+	m.aux = OPTINC_HINT_ON | 1;	/* the oldest waiting is seq 0 ... */
+	m.held = 0;			/* ... and it holds none of ours */
+	seed_frame_from(&s, &m, &upper);
+	return seed_write(dir, "uplink-hinted", &s);
+}
+
 /* A table file of one member: radix 4, 4^4 entries. */
 static int seed_table(const char *dir)
 {
@@ -221,6 +250,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (seed_ops(argv[1]) || seed_joins(argv[1]) || seed_uplink(argv[1]) ||
+	    seed_uplink_hinted(argv[1]) ||
 	    seed_table(argv[1]))
 		return 1;
 	return 0;

@@ -744,11 +744,29 @@ t_cascade() {
 	slots=$(ctl job show top id 100 | sed -n 's/^ *slots \([0-9]*\) .*/\1/p')
 	[ "${slots:-0}" -gt 0 ] && ok "the second level completed $slots slots" ||
 		nok "the second level completed no slot"
+	t_cascade_mtu
 	t_cascade_optincd
 	ctl switch del c1 && ctl switch del c2
 	ip link del u1 && ip link del u2
 	check "switch sw0 again" sw_up
 	check "job 1 again" ctl job set sw0 id 1 size $N
+}
+
+# c1's job 1 holds $CASC_MAXE elements a slot, 4 bytes each upstream: a
+# port of MTU 1500 could not carry them, so it is refused as a new port
+# and as a port's new MTU; c1 keeps its ports and MTUs.
+t_cascade_mtu() {
+	ip link add m1 mtu 1500 type veth peer name m1p mtu 1500
+	refuse "port add: a port whose MTU cannot carry a first-level job's upstream frames is refused" \
+		"MTU too small for a first-level job" $CTL -d kmod:c1 port add m1
+	refuse "a port's MTU lowered below what a first-level job's upstream frames need is refused" \
+		"Invalid argument" ip link set u1 mtu 1500
+	ctl ports c1 >$TMP/c1ports
+	[ "$(cat /sys/class/net/u1/mtu)" = 9000 ] && grep -q ': u1$' $TMP/c1ports &&
+		! grep -q ': m1$' $TMP/c1ports &&
+		ok "c1 keeps its ports, u1 its MTU 9000" ||
+		nok "c1's ports or u1's MTU changed: $(cat /sys/class/net/u1/mtu)"
+	ip link del m1
 }
 
 # The second level is optincd now (DPDK, af_packet on d1 and d2).
