@@ -28,7 +28,7 @@
 #define L2_PROBES	16
 #define L2_AGE_S	300
 #define L2_REFRESH_S	1		/* rewrite the timestamp at most this often */
-#define L2_PINS		8192		/* >= OPTINC_MAX_JOBS * OPTINC_MAX_MEMBERS */
+#define L2_PINS		16384		/* >= OPTINC_MAX_JOBS * OPTINC_MAX_MEMBERS */
 #define L2_PIN_PROBES	32
 #define L2_ANY_PORT	(-1)
 #define L2_REQ_RING	1024		/* pins in flight from one worker */

@@ -21,7 +21,6 @@
 #include "stats.h"
 
 #define OPTINCD_VERSION		"0.1"
-#define OPTINC_MAX_JOBS		64
 #define OPTINC_BURST		32
 /* Largest frame (Ethernet header to end of payload) a port carries. */
 #define OPTINC_MAX_FRAME	9216

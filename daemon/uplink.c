@@ -30,7 +30,9 @@ struct uplink {
  * entry while the lcore runs.
  */
 static struct uplink uplinks[OPTINC_MAX_JOBS];
-static unsigned int nb_uplinks;		/* live ones: the lcore's cheap test */
+static unsigned int nb_uplinks;		/* live ones, of every lcore: the scans' cheap test */
+/* entries below it were ever live: the scans stop there (slots fill from 0) */
+static unsigned int up_hwm;
 static const struct optinc_conf *up_conf;
 
 /* "IPV4[:UDP]" of a job's up= key. */
@@ -109,11 +111,17 @@ int optinc_uplink_setup(struct optinc_agg_job *j, char *why, size_t why_len)
 void optinc_uplink_attach(struct optinc_agg_job *j)
 {
 	struct uplink *u = &uplinks[j->slot];
+	unsigned int hwm = __atomic_load_n(&up_hwm, __ATOMIC_RELAXED);
 
 	if (!j->core.up || u->j)
 		return;
 	__atomic_store_n(&u->j, j, __ATOMIC_RELEASE);
-	nb_uplinks++;
+	/* lcores attach their own jobs' uplinks: raise it, never lower it */
+	while (j->slot >= hwm &&
+	       !__atomic_compare_exchange_n(&up_hwm, &hwm, j->slot + 1u, false,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+	__atomic_fetch_add(&nb_uplinks, 1, __ATOMIC_RELEASE);
 }
 
 /* @j is removed: the lcore stops looking at its uplink. */
@@ -124,7 +132,7 @@ void optinc_uplink_detach(struct optinc_agg_job *j)
 	if (u->j != j)
 		return;
 	__atomic_store_n(&u->j, NULL, __ATOMIC_RELEASE);
-	nb_uplinks--;
+	__atomic_fetch_sub(&nb_uplinks, 1, __ATOMIC_RELEASE);
 }
 
 /**
@@ -183,14 +191,15 @@ void optinc_uplink_arp_request(const struct optinc_uplink *up)
 /* An ARP reply from an upper switch: where it is. */
 bool optinc_uplink_arp(const struct rte_arp_hdr *a, uint16_t port)
 {
+	unsigned int i, n = __atomic_load_n(&nb_uplinks, __ATOMIC_ACQUIRE),
+		     hwm = __atomic_load_n(&up_hwm, __ATOMIC_ACQUIRE);
 	bool ours = false;
-	unsigned int i;
 
 	if (a->arp_opcode != RTE_BE16(RTE_ARP_OP_REPLY) ||
 	    a->arp_hardware != RTE_BE16(RTE_ARP_HRD_ETHER) ||
 	    a->arp_protocol != RTE_BE16(RTE_ETHER_TYPE_IPV4))
 		return false;
-	for (i = 0; nb_uplinks && i < OPTINC_MAX_JOBS; i++) {
+	for (i = 0; n && i < hwm; i++) {
 		struct uplink *u = &uplinks[i];
 
 		if (!u->j || !optinc_up_arp_reply(&u->core, a->arp_data.arp_sip,
@@ -246,9 +255,10 @@ void optinc_uplink_log(const struct optinc_agg_job *j, enum optinc_sw_event ev,
 bool optinc_uplink_input(const struct optinc_sw *sw,
 			 const struct optinc_sw_msg *in)
 {
-	unsigned int i;
+	unsigned int i, n = __atomic_load_n(&nb_uplinks, __ATOMIC_ACQUIRE),
+		     hwm = __atomic_load_n(&up_hwm, __ATOMIC_ACQUIRE);
 
-	for (i = 0; nb_uplinks && i < OPTINC_MAX_JOBS; i++) {
+	for (i = 0; n && i < hwm; i++) {
 		struct optinc_agg_job *j = uplinks[i].j;
 
 		if (j && optinc_up_match(&j->core, in->m, in->src)) {

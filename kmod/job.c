@@ -251,7 +251,7 @@ int optinc_job_set(struct optinc_kswitch *sw, const struct optinc_kjob_cfg *cfg,
 	err = job_check(sw, cfg, t, extack);
 	if (err)
 		return err;
-	if (!xa_load(&sw->jobs, cfg->job.id) && sw->njobs >= OPTINC_NL_MAX_JOBS) {
+	if (!xa_load(&sw->jobs, cfg->job.id) && sw->njobs >= OPTINC_MAX_JOBS) {
 		NL_SET_ERR_MSG(extack, "switch has the most jobs it can have");
 		return -ENOSPC;
 	}

@@ -223,6 +223,7 @@ int optinc_job_init(struct optinc_job *job, void *mem, __u64 mem_len);
  * parses its own syntax into this, and lib/core/job_cfg.c decides what
  * makes a job. Limits and defaults are these, everywhere.
  */
+#define OPTINC_MAX_JOBS		256	/* jobs of one switch, any datapath */
 #define OPTINC_MAX_WINDOW	4096	/* slots a job may have in flight */
 #define OPTINC_DEF_WINDOW	64
 #define OPTINC_DEF_MAX_ELEMS	8704	/* one 9000-byte MTU frame at 8 bits */

@@ -47,7 +47,7 @@ refused() {
 	ok_if "$name" test $rc = 0
 }
 
-tap_plan 25
+tap_plan 27
 d_start "$T_TMP/d.log" . -- --addr 10.77.0.254 \
 	--job id=5,size=4,bits=16,window=8,max-elems=1024 \
 	--job id=6,size=4,table="$SRC_ROOT/models/onn-n4.tbl"
@@ -89,6 +89,19 @@ refused "a bad spec names its key" "size=99: must be 1..64" -d "daemon:$P" job a
 "$C" -d "daemon:$P" job del 7
 ok_if "job del 7" test $? = 0
 refused "the deleted job is gone" "no such job" -d "daemon:$P" job show 7
+# jobs up to OPTINC_MAX_JOBS (256, optinc.ko's limit too), with jobs 5 and
+# 6: the next is refused by its count, and all go again
+added=0
+for id in $(seq 100 353); do
+	"$C" -d "daemon:$P" job add id "$id" size 2 window 1 max-elems 8 \
+		>/dev/null 2>&1 && added=$((added + 1))
+done
+echo "# jobs added at run time: $added, with jobs 5 and 6: $((added + 2))"
+refused "the 257th job is refused: the most jobs a switch takes" \
+	"the switch has 256 jobs, the most it takes" -d "daemon:$P" job add id 400 size 2
+for id in $(seq 100 353); do "$C" -d "daemon:$P" job del "$id" >/dev/null 2>&1; done
+ok_if "254 jobs added and deleted again" test "$added" = 254 -a \
+	"$("$C" -j --prefix "$P" daemon jobs | grep -o '"id": *[0-9]*' | wc -l)" = 2
 refused "kmod job del without a switch names -d kmod:SWITCH" \
 	"job del on kmod needs a switch: -d kmod:SWITCH" -d kmod job del 3
 refused "an unknown verb is named" 'Command "frob" is unknown, try "optincctl job help"' \
