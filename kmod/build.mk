@@ -31,7 +31,8 @@ kmod_kdir = $(or $(KDIR),$(wildcard /lib/modules/$(shell uname -r)/build),$(kmod
 .PHONY: kmod kmod-vm kmod-vm-lib kmod-clean kmod-force install-kmod nlspec
 
 # The netlink spec and what scripts/nlspec generates from it (the uapi
-# header, kmod/nl_spec.[ch], kmod.md's reference): after editing the spec,
+# header, kmod/nl_policy.c, kmod/nl_spec.[ch], daemon/tlm_ctrs.h, kmod.md's
+# reference): after editing the spec,
 # `make nlspec`; selftests/netlink/spec_drift.py fails until then.
 NLSPEC_SRC := Documentation/netlink/specs/optinc.yaml scripts/nlspec
 
