@@ -4,9 +4,10 @@
 # (optinc-bench -P), float32 AVG through optincd on the testbed, with
 # nftables dropping a share of the frames each way on every server's eth0
 # (optinc-testbed impair). With -B DIR, every case runs twice in a row:
-# first with the liboptinc of build directory DIR (an older tree, e.g. a
+# with the liboptinc of build directory DIR (an older tree, e.g. a
 # build of main, through LD_LIBRARY_PATH; the same optinc-bench and
-# optincd), then with this tree's. Prints a Markdown table; its last
+# optincd) and with this tree's, DIR's first in the 1st, 3rd, ... case,
+# this tree's first in the others. Prints a Markdown table; its last
 # column, what optincd refused as a duplicate or answered again per 100
 # slots of the run (the exchange of the times included), is the price of
 # the retransmissions.
@@ -44,7 +45,7 @@ usage: tail-bench.sh [-N 'SIZES'] [-s 'BYTES'] [-l 'LOSSES'] [-n ITERS]
       for the sizes after; default "$ITERS"); -w warm-up calls ($WARMUP)
   -T  stop a case's timed calls after SECS (default $TLIMIT)
   -B  build directory of the tree to compare with ("before"): its
-      lib/liboptinc.so.0 runs the same cases just before this tree's
+      lib/liboptinc.so.0 runs the same cases beside this tree's (order alternating)
   -o  also write the table to FILE
 EOF
 }
@@ -144,6 +145,7 @@ cell() {	# before after column: "b -> a"
 	fi
 	echo "|---|---|---|---|---|---|---|---|"
 } | tee "$TMP/table"
+ncase=0
 for n in $SIZES; do
 	"$TESTBED" down --tb "$TB" >/dev/null 2>&1
 	"$TESTBED" up --tb "$TB" -n "$n" --job "id=1,size=$n,bits=8" >"$TMP/up" 2>&1 ||
@@ -155,8 +157,17 @@ for n in $SIZES; do
 			it=${ITERA[k]:-${ITERA[${#ITERA[@]} - 1]}}
 			k=$((k + 1))
 			bf=()
-			[ -n "$BASE" ] && read -ra bf < <(run "$BASE/lib" "$b" "$it")
-			read -ra af < <(run "" "$b" "$it")
+			# every other case runs "after" first: the load of shared
+			# cores drifts within a minute, and a fixed order counts
+			# that drift against one side (reliability.md, "No loss")
+			if [ -n "$BASE" ] && [ $((ncase % 2)) = 0 ]; then
+				read -ra bf < <(run "$BASE/lib" "$b" "$it")
+				read -ra af < <(run "" "$b" "$it")
+			else
+				read -ra af < <(run "" "$b" "$it")
+				[ -n "$BASE" ] && read -ra bf < <(run "$BASE/lib" "$b" "$it")
+			fi
+			ncase=$((ncase + 1))
 			[ "${af[0]}" = fail ] || { [ -n "$BASE" ] && [ "${bf[0]}" = fail ]; } &&
 				{ cat "$TMP/err" >&2; die "N $n, $b, $l %: a run failed"; }
 			echo "| $n | $b | $l % | $(cell "${bf[1]:-}" "${af[1]}") | $(cell "${bf[2]:-}" "${af[2]}") | $(cell "${bf[3]:-}" "${af[3]}") | $(cell "${bf[0]:-}" "${af[0]}") | $(cell "${bf[4]:-}" "${af[4]}") |" |
