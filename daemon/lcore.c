@@ -174,14 +174,20 @@ static void lcore_hand_over(struct optinc_worker *w, uint16_t port,
 	}
 }
 
+/*
+ * A burst from @port's queue of @w: counted, other workers' frames handed
+ * over, this worker's kept in @mine (in order). Return: frames received.
+ */
 static uint16_t lcore_rx(struct optinc_worker *w, uint16_t port,
-			 const struct optinc_conf *c, uint64_t now)
+			 const struct optinc_conf *c, struct rte_mbuf **mine,
+			 uint16_t *nb_mine)
 {
 	struct optinc_port_stats *s = &w->q[port].stats;
 	struct rte_mbuf *pkts[OPTINC_BURST];
 	uint16_t i, nb, to[OPTINC_BURST], away = 0;
 	uint64_t bytes = 0;
 
+	*nb_mine = 0;
 	nb = rte_eth_rx_burst(port, w->idx, pkts, OPTINC_BURST);
 	if (unlikely(nb == 0))
 		return 0;
@@ -193,7 +199,7 @@ static uint16_t lcore_rx(struct optinc_worker *w, uint16_t port,
 	for (i = 0; i < nb; i++) {
 		to[i] = optinc_nb_workers > 1 ? optinc_dp_owner(pkts[i], c) : 0;
 		if (likely(to[i] == w->idx)) {
-			optinc_dp_input(pkts[i], port, c, now);
+			mine[(*nb_mine)++] = pkts[i];
 		} else {
 			pkts[i]->port = port;	/* the owner's in-port */
 			away++;
@@ -202,6 +208,33 @@ static uint16_t lcore_rx(struct optinc_worker *w, uint16_t port,
 	if (unlikely(away))
 		lcore_hand_over(w, port, pkts, to, nb);
 	return nb;
+}
+
+/*
+ * One burst from every port @w polls, then switched in turns: the k-th
+ * frame of each port, then the k+1-th. A job's members send in step, so
+ * the k-th frames of their ports are mostly contributions to one slot:
+ * taken together, that slot's accumulators stay in L1 from its first
+ * contribution to its last and its result is built while they are there,
+ * where port by port, a whole burst of slots (32 x 17 kB at 8704 8-bit
+ * elements) lay between them (Documentation/bench.md, "optincd's exact
+ * mode against testpmd"). Frames of one port keep their order.
+ */
+static uint16_t lcore_rx_all(struct optinc_worker *w,
+			     const struct optinc_conf *c, uint64_t now)
+{
+	struct rte_mbuf *in[RTE_MAX_ETHPORTS][OPTINC_BURST];
+	uint16_t nb_in[RTE_MAX_ETHPORTS], i, k, most = 0, got = 0;
+
+	for (i = 0; i < w->nb_rx; i++) {
+		got += lcore_rx(w, w->rx_ports[i], c, in[i], &nb_in[i]);
+		most = RTE_MAX(most, nb_in[i]);
+	}
+	for (k = 0; k < most; k++)
+		for (i = 0; i < w->nb_rx; i++)
+			if (k < nb_in[i])
+				optinc_dp_input(in[i][k], w->rx_ports[i], c, now);
+	return got;
 }
 
 /* Frames the other workers handed to @w, switched as if received here. */
@@ -258,16 +291,14 @@ static int lcore_loop(void *arg)
 	const struct optinc_conf *c = arg;
 	uint32_t empty = 0, sleep_us = 0;
 	uint64_t now;
-	uint16_t i, nb;
+	uint16_t nb;
 
 	RTE_PER_LCORE(optinc_wk) = w;
 	/* the kernel's default 50 us timer slack would swamp short sleeps */
 	prctl(PR_SET_TIMERSLACK, 1000UL);
 	while (!lcore_quit) {
 		now = rte_rdtsc();
-		nb = 0;
-		for (i = 0; i < w->nb_rx; i++)
-			nb += lcore_rx(w, w->rx_ports[i], c, now);
+		nb = lcore_rx_all(w, c, now);
 		if (optinc_nb_workers > 1)
 			nb += lcore_rings_rx(w, c, now);
 		optinc_ports_flush();

@@ -198,6 +198,14 @@ struct optinc_job {
 	__u32	low;		/* no slot in range before it aggregates (hints) */
 	struct optinc_member members[OPTINC_MAX_MEMBERS];
 	struct optinc_slot *slots;	/* 2 * window */
+	/*
+	 * Accumulators of done slots, last freed on top: a slot gives its
+	 * accumulators back when it completes and takes the top ones when it
+	 * starts, so the few slots under way reuse memory still in cache
+	 * instead of cycling through 2 * window slots' worth (agg.c).
+	 */
+	__u32	**acc_free;
+	__u32	nb_acc_free;
 	struct optinc_uplink *up;	/* cascade: complete slots go up */
 	__u16	fanin;		/* cascade: members' fan-in (CAVG), 0: none */
 	__u32	up_clock;	/* cascade: upstream DATA sends so far (skips 0) */

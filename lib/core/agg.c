@@ -26,7 +26,8 @@ __u64 optinc_job_mem(__u16 window, __u16 max_elems)
 {
 	__u64 nslots = 2ull * window;
 
-	return nslots * (sizeof(struct optinc_slot) + 8ull * max_elems);
+	return nslots * (sizeof(struct optinc_slot) + sizeof(__u32 *) +
+			 8ull * max_elems);
 }
 
 /**
@@ -50,6 +51,9 @@ int optinc_job_init(struct optinc_job *job, void *mem, __u64 mem_len)
 		return -EINVAL;
 	job->slots = mem;
 	p += (__u64)n * sizeof(struct optinc_slot);
+	job->acc_free = (__u32 **)p;
+	job->nb_acc_free = 0;
+	p += (__u64)n * sizeof(__u32 *);
 	for (i = 0; i < n; i++) {
 		job->slots[i].acc = (__u32 *)p;
 		p += 4ull * job->max_elems;
@@ -196,8 +200,8 @@ static int agg_same_shape(const struct optinc_slot *s, const struct optinc_msg *
 	       s->tag == m->tag && !memcmp(s->scales, m->scales, m->nscale);
 }
 
-static void agg_start(struct optinc_slot *s, const struct optinc_msg *m,
-		      __u8 kind)
+static void agg_start(struct optinc_job *job, struct optinc_slot *s,
+		      const struct optinc_msg *m, __u8 kind)
 {
 	s->seq = m->seq;
 	s->bitmap = 0;
@@ -215,6 +219,8 @@ static void agg_start(struct optinc_slot *s, const struct optinc_msg *m,
 	s->tag = m->tag;
 	s->mixed = !!(m->flags & OPTINC_F_MIXED);
 	memcpy(s->scales, m->scales, m->nscale);
+	if (!s->acc)	/* one is free for every slot without: agg_complete() */
+		s->acc = job->acc_free[--job->nb_acc_free];
 	optinc_acc_load(kind, s->acc, m->elems, m->count);
 }
 
@@ -258,6 +264,9 @@ static enum optinc_verdict agg_complete(struct optinc_job *job,
 					struct optinc_slot *s, __u32 seq)
 {
 	s->done = 1;
+	/* the result is in s->res: the accumulators go to the next slot */
+	job->acc_free[job->nb_acc_free++] = s->acc;
+	s->acc = NULL;
 	optinc_job_advance(job, seq);
 	return OPTINC_V_COMPLETE;
 }
@@ -307,7 +316,7 @@ static enum optinc_verdict agg_data(struct optinc_job *job,
 	s = &job->slots[2u * m->slot + (m->flags & OPTINC_F_SHADOW)];
 	*slot = s;
 	if (!s->valid || optinc_seq_after(m->seq, s->seq)) {
-		agg_start(s, m, kind);
+		agg_start(job, s, m, kind);
 		if (optinc_seq_after(job->low, m->seq))
 			job->low = m->seq;
 	} else {

@@ -160,6 +160,78 @@ TEST_F(job, window_and_shadow_copies)
 	ASSERT_EQ(OPTINC_DROP_STALE, why);
 }
 
+/* Rank @r's value at element @i of call @seq, for the reuse test. */
+static __u8 reuse_val(__u32 seq, int r, int i)
+{
+	return (__u8)(seq * 31 + r * 7 + i * 13 + (seq * r * i) % 5);
+}
+
+static void reuse_send(struct _test_data_job *self, int r, __u32 seq,
+		       enum optinc_verdict *v, struct optinc_slot **s)
+{
+	enum optinc_drop why;
+	int i;
+
+	for (i = 0; i < MAXE; i++)
+		self->data[r][i] = reuse_val(seq, r, i);
+	*v = data(self, r, seq, MAXE, &why, s);
+}
+
+/* Is @s's result the exact average of call @seq? */
+static int reuse_ok(const struct optinc_slot *s, __u32 seq, int n)
+{
+	__u32 sum;
+	int r, i;
+
+	for (i = 0; i < MAXE; i++) {
+		for (r = 0, sum = 0; r < n; r++)
+			sum += reuse_val(seq, r, i);
+		if (s->res[i] != optinc_avg_rhe(sum, n))
+			return 0;
+	}
+	return s->res_len == MAXE;
+}
+
+/*
+ * Slots under way take the accumulators that completed slots gave back,
+ * last freed first (agg.c), so no stale sum may leak into a result: over
+ * 5 windows, each pair of calls opened out of order, every result is the
+ * exact average and stays there to be sent again, and a slot started
+ * after a completion sums into the memory that completion freed.
+ */
+TEST_F(job, accumulators_reused_across_slots)
+{
+	struct optinc_slot *s, *again;
+	enum optinc_verdict v;
+	int r, n = variant->size;
+	__u32 seq, k, *freed;
+
+	join_all(self, n);
+	for (seq = 0; seq < 5 * W; seq += 2) {
+		reuse_send(self, n - 1, seq + 1, &v, &s);	/* ahead */
+		ASSERT_EQ(OPTINC_V_ABSORBED, v);
+		reuse_send(self, n - 1, seq, &v, &s);
+		ASSERT_EQ(OPTINC_V_ABSORBED, v);
+		for (k = seq; k <= seq + 1; k++) {
+			for (r = 0; r < n - 1; r++)
+				reuse_send(self, r, k, &v, &s);
+			ASSERT_EQ(OPTINC_V_COMPLETE, v);
+			ASSERT_EQ(NULL, s->acc);
+			ASSERT_TRUE(reuse_ok(s, k, n));
+		}
+		reuse_send(self, 0, seq, &v, &again);
+		ASSERT_EQ(OPTINC_V_RESEND, v);
+		ASSERT_TRUE(reuse_ok(again, seq, n));
+	}
+	/* every slot has been used and completed: all are free */
+	ASSERT_EQ(2u * W, self->job.nb_acc_free);
+	freed = self->job.acc_free[2 * W - 1];
+	reuse_send(self, 0, 5 * W, &v, &s);
+	ASSERT_EQ(OPTINC_V_ABSORBED, v);
+	EXPECT_EQ(freed, s->acc);
+	EXPECT_EQ(2u * W - 1, self->job.nb_acc_free);
+}
+
 TEST_F(job, refuses_foreign_and_malformed)
 {
 	struct optinc_msg m;
