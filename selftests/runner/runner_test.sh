@@ -48,7 +48,7 @@ fake tapmix ". \"$TAP\"; tap_plan 5; ok_if a true; ok_if b false; tap_skip c 'no
 fake taplate ". \"$TAP\"; tap_plan; tap_pass a; tap_pass b; tap_end"
 fake tapskiplate ". \"$TAP\"; tap_plan 3; tap_pass a; skip_all 'gone'; tap_pass never"
 
-tap_plan 15
+tap_plan 16
 run ./short
 ok_if "a suite whose plan says 5 but ran 1 fails" \
 	eval 'rc_is 1 && says "plan 1..5 but 1 test lines" && says "^1 passed, 1 failed"'
@@ -74,6 +74,9 @@ ok_if "the runner's own plan matches its suites and it counts them" \
 	eval 'says "^1\.\.4$" && says "# 4 suites: 3 ran, 1 skipped"'
 ok_if "the summary is the last line" \
 	eval '[ "$(tail -n 1 "$T/out")" = "4 passed, 1 failed, 2 skipped" ]'
+ok_if "the failing suite's not ok lines come again just before the summary" \
+	eval 'tail -n 3 "$T/out" | head -n 2 | tr "\n" "|" |
+	      grep -q "^# failed in suite 2 (.*failing.log):|#   not ok 2 - b|$"'
 run ./tapshort
 ok_if "tap.sh: a suite that runs fewer tests than its plan fails, and says so itself" \
 	eval 'rc_is 1 && says "plan 1..3 but 2 test lines" && says "# planned 3 tests, ran 2" &&
