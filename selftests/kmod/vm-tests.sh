@@ -93,6 +93,23 @@ job_counter() {
 	ctl job show sw0 id $1 | tr ' ' '\n' | grep -A1 -x "$2" | tail -n 1
 }
 
+# kretprobe_on FUNC: trace what the module's FUNC returns from now on;
+# kretprobe_count FUNC VALUE: how many of its calls returned VALUE (int).
+# tracefs is mounted on first use.
+TRACING=/sys/kernel/tracing
+kretprobe_on() {
+	[ -e $TRACING/kprobe_events ] || mount -t tracefs tracefs $TRACING
+	echo "r:kret_$1 optinc:$1 ret=\$retval:s32" >>$TRACING/kprobe_events &&
+		echo 1 >$TRACING/events/kprobes/kret_$1/enable
+}
+kretprobe_count() {
+	grep -c "kret_$1: .* ret=$2\$" $TRACING/trace
+}
+kretprobe_off() {
+	echo 0 >$TRACING/events/kprobes/kret_$1/enable &&
+		echo "-:kret_$1" >>$TRACING/kprobe_events
+}
+
 # The drops line of port $1 with all reasons: "short 0 bad_magic 0 ...".
 port_drops() {
 	ctl -s ports sw0 |
@@ -301,9 +318,37 @@ t_liboptinc() {
 	command -v allreduce_check >/dev/null ||
 		{ nok "liboptinc allreduce: allreduce_check was not built (run-vm's log)"; return; }
 	check "job 1 again for liboptinc (window 64)" ctl job set sw0 id 1 size $N
+	kretprobe_on optinc_tx_results
+	s0=$(job_counter 1 slots)
 	lib_allreduce kmod && ok "liboptinc allreduce through optinc.ko: 4 ranks PASS, one result $HASH" ||
 		nok "liboptinc allreduce through optinc.ko"
 	KMOD_HASH=$HASH
+	slots=$(($(job_counter 1 slots) - s0))
+	hits=$(kretprobe_count optinc_tx_results $N)
+	[ "$slots" -gt 0 ] && [ "$hits" = "$slots" ] &&
+		ok "unit T on one shared page: each of the $slots slots went to the $N members that way (kretprobe)" ||
+		nok "unit T on one shared page: $hits of $slots slots sent to $N members that way (kretprobe)"
+	kretprobe_off optinc_tx_results
+	t_results_copy
+}
+
+# The same allreduce with results_copy=1 (every member's result frame
+# built whole) must give the same bits; then both ways once more, the
+# shared page first, for the BENCH lines' ratio (TCG: a copy's cost is
+# the emulator's, so the ratio says little about a real machine).
+t_results_copy() {
+	p=/sys/module/optinc/parameters/results_copy
+	echo 1 >$p
+	lib_allreduce kmodcopy && [ "$HASH" = "$KMOD_HASH" ] &&
+		ok "results_copy=1: whole frames per member, bit-identical ($HASH)" ||
+		nok "results_copy=1: '$HASH', the shared page: '$KMOD_HASH'"
+	echo 0 >$p
+	lib_allreduce kmodfrag2 >/dev/null && [ "$HASH" = "$KMOD_HASH" ] &&
+		t1=$t && echo 1 >$p && lib_allreduce kmodcopy2 >/dev/null &&
+		[ "$HASH" = "$KMOD_HASH" ] && ok "both ways once more: PASS, the same bits" ||
+		nok "both ways once more"
+	echo 0 >$p
+	echo "# BENCH unit T: shared page ${t1:-?} s, whole frames ${t:-?} s per allreduce (slowest rank, TCG VM)"
 }
 
 # The same allreduce through optincd (DPDK, af_packet on the same ports):
