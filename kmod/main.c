@@ -11,22 +11,27 @@
 #include <net/net_namespace.h>
 #include "optinc_kmod.h"
 
+/*
+ * An MTU that a first-level job's upstream frames do not fit is refused
+ * at NETDEV_CHANGEMTU, where dev->mtu is already the new one: the kernel
+ * then sets the old MTU back and reports that change too (which fits).
+ * NETDEV_PRECHANGEMTU would refuse before any change, but 6.1 passes it
+ * no new MTU (a plain netdev_notifier_info: no .ext to read).
+ */
 static int main_netdev_event(struct notifier_block *nb, unsigned long event,
 			     void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
-	struct netdev_notifier_info_ext *ext = ptr;
 	struct optinc_kport *port;
 
-	if (event != NETDEV_UNREGISTER && event != NETDEV_PRECHANGEMTU)
+	if (event != NETDEV_UNREGISTER && event != NETDEV_CHANGEMTU)
 		return NOTIFY_DONE;
 	port = optinc_port_of(dev);
 	if (!port)
 		return NOTIFY_DONE;
-	/* an MTU that a first-level job's upstream frames do not fit */
-	if (event == NETDEV_PRECHANGEMTU)
+	if (event == NETDEV_CHANGEMTU)
 		return notifier_from_errno(optinc_job_up_fits(port->sw,
-							      ext->ext.mtu));
+							      dev->mtu));
 	optinc_port_del(port);
 	return NOTIFY_OK;
 }

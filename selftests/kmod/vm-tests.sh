@@ -806,6 +806,9 @@ t_cascade_mtu() {
 		"MTU too small for a first-level job" $CTL -d kmod:c1 port add m1
 	refuse "a port's MTU lowered below what a first-level job's upstream frames need is refused" \
 		"Invalid argument" ip link set u1 mtu 1500
+	check "a lower MTU that still carries them (8800) is taken, and 9000 again" \
+		sh -c "ip link set u1 mtu 8800 && [ \$(cat /sys/class/net/u1/mtu) = 8800 ] &&
+		       ip link set u1 mtu 9000"
 	ctl ports c1 >$TMP/c1ports
 	[ "$(cat /sys/class/net/u1/mtu)" = 9000 ] && grep -q ': u1$' $TMP/c1ports &&
 		! grep -q ': m1$' $TMP/c1ports &&
