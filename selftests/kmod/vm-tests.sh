@@ -342,13 +342,23 @@ t_results_copy() {
 	lib_allreduce kmodcopy && [ "$HASH" = "$KMOD_HASH" ] &&
 		ok "results_copy=1: whole frames per member, bit-identical ($HASH)" ||
 		nok "results_copy=1: '$HASH', the shared page: '$KMOD_HASH'"
+	# three pairs, in turns: what one pair shows under TCG is mostly noise
+	tf="" tc="" k=0
+	while [ $k -lt 3 ]; do
+		echo 0 >$p
+		lib_allreduce kmodfrag$k >/dev/null && [ "$HASH" = "$KMOD_HASH" ] ||
+			break
+		tf="$tf $t"
+		echo 1 >$p
+		lib_allreduce kmodcopy$k >/dev/null && [ "$HASH" = "$KMOD_HASH" ] ||
+			break
+		tc="$tc $t"
+		k=$((k + 1))
+	done
 	echo 0 >$p
-	lib_allreduce kmodfrag2 >/dev/null && [ "$HASH" = "$KMOD_HASH" ] &&
-		t1=$t && echo 1 >$p && lib_allreduce kmodcopy2 >/dev/null &&
-		[ "$HASH" = "$KMOD_HASH" ] && ok "both ways once more: PASS, the same bits" ||
-		nok "both ways once more"
-	echo 0 >$p
-	echo "# BENCH unit T: shared page ${t1:-?} s, whole frames ${t:-?} s per allreduce (slowest rank, TCG VM)"
+	[ $k = 3 ] && ok "both ways three times more: PASS, the same bits" ||
+		nok "both ways three times more: pair $((k + 1)) failed"
+	echo "# BENCH unit T: shared page$tf s, whole frames$tc s per allreduce (slowest rank, 3 pairs, TCG VM)"
 }
 
 # The same allreduce through optincd (DPDK, af_packet on the same ports):
@@ -843,6 +853,21 @@ t_cascade_optincd() {
 	wait $pid
 }
 
+# counter_past JOB NAME PREV: the job's counter once it is past PREV, read
+# every 0.1 s for at most 5 s (then as it is): job 30's rounds are
+# separate runs of four processes, and between two of them (a few tenths
+# of a second in TCG) no frame comes in.
+counter_past() {
+	k=0
+	v=$(job_counter $1 $2)
+	while [ "$v" -le "$3" ] && [ $k -lt 50 ]; do
+		sleep 0.1
+		v=$(job_counter $1 $2)
+		k=$((k + 1))
+	done
+	echo $v
+}
+
 # Jobs added and removed while another job runs allreduces (issue 15):
 # job 30's results stay right and its counters grow at every look; a
 # removed job's ranks are refused; then JOB_CYCLES add/remove cycles
@@ -864,11 +889,11 @@ t_jobrt() {
 		$CTL -d kmod:sw0 job add id 31 size 2 token 0x31
 	RN=2
 	check "job 31 (N = 2): every result right" ranks 31 jrt2 -t 0x31 -c 256 -f 8
-	f1=$(job_counter 30 in)
+	f1=$(counter_past 30 in $f0)
 	check "job del 31" $CTL -d kmod:sw0 job del 31
 	refuse "job 31's ranks are refused once it is gone (NACK: no job)" \
 		"NACK reason 1" ranks 31 jrt3 -t 0x31 -c 256 -f 8
-	f2=$(job_counter 30 in)
+	f2=$(counter_past 30 in $f1)
 	check "job 31 added again, N = 3" \
 		$CTL -d kmod:sw0 job add id 31 size 3 token 0x32
 	RN=3
@@ -876,7 +901,7 @@ t_jobrt() {
 	RN=
 	check "job del 31, again" $CTL -d kmod:sw0 job del 31
 	sleep 1
-	f3=$(job_counter 30 in)
+	f3=$(counter_past 30 in $f2)
 	touch $TMP/jrt.stop
 	wait $bg
 	if [ ! -e $TMP/jrt.fail ] && [ -s $TMP/jrt.rounds ]; then
