@@ -84,6 +84,24 @@ static int agg_send(void *dp, struct optinc_job *core,
 	return 0;
 }
 
+/*
+ * Unit T: slot @s's result to every member on one payload (tx.c). A member
+ * whose bound port is gone gets no frame either way: the rules' one frame
+ * each counts its error.
+ */
+static int agg_results(void *dp, struct optinc_job *core,
+		       const struct optinc_slot *s)
+{
+	struct optinc_kport *out[OPTINC_MAX_MEMBERS];
+	struct agg_ctx *ctx = dp;
+	u16 r;
+
+	for (r = 0; r < core->size; r++)
+		if (agg_member_out(ctx->sw, agg_job(core), r, &out[r]))
+			return -ENODEV;
+	return optinc_tx_results(&ctx->q, out, core, s, &ctx->sw->ep);
+}
+
 /* A port-security drop of a frame from @in (naming @job, if known). */
 void optinc_agg_count_bind(struct optinc_kport *in, struct optinc_kjob *job,
 			   int idx)
@@ -215,6 +233,7 @@ static const struct optinc_sw_ops agg_ops = {
 	.count = agg_count,
 	.pin = agg_pin,
 	.limited = agg_limited,
+	.results = agg_results,
 	.up_arp = agg_up_arp,
 	.random = agg_random,
 	.clock_ms = agg_clock_ms,

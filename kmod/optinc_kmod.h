@@ -146,6 +146,9 @@ void optinc_dp_flood(struct optinc_kswitch *sw, struct optinc_kport *in,
 		     struct sk_buff *skb);
 void optinc_tx_queue(struct optinc_kswitch *sw, struct sk_buff_head *q);
 struct sk_buff *optinc_tx_alloc(u32 len, struct optinc_kport *out);
+int optinc_tx_results(struct sk_buff_head *q, struct optinc_kport **out,
+		      const struct optinc_job *job, const struct optinc_slot *s,
+		      const struct optinc_endpoint *sw);
 
 /* host.c */
 bool optinc_host_arp(struct optinc_kport *port, struct sk_buff *skb);
