@@ -59,9 +59,12 @@ static int ar_check(struct optinc_comm *c, const struct optinc_call *k)
 	return ar_check_bufs(c, k->sendbuf, k->recvbuf, k->count, es);
 }
 
-/* Keep @bytes of @src (zeros if NULL) in *@buf, in whole int32s zero-padded. */
-static int ar_keep(struct optinc_comm *c, void **buf, size_t *cap,
-		   const void *src, size_t bytes)
+/*
+ * Room for @bytes in *@buf, in whole int32s (the ring hands them over as
+ * int32 sums), the last one zeroed where @bytes does not fill it.
+ */
+int optinc_keep_room(struct optinc_comm *c, void **buf, size_t *cap,
+		     size_t bytes)
 {
 	void *p;
 	size_t room = OPTINC_DIV_UP(bytes, 4) * 4;	/* whole int32s */
@@ -77,6 +80,17 @@ static int ar_keep(struct optinc_comm *c, void **buf, size_t *cap,
 	}
 	if (room)
 		memset((char *)*buf + room - 4, 0, 4);
+	return 0;
+}
+
+/* Keep @bytes of @src (zeros if NULL) in *@buf (optinc_keep_room()). */
+static int ar_keep(struct optinc_comm *c, void **buf, size_t *cap,
+		   const void *src, size_t bytes)
+{
+	int err = optinc_keep_room(c, buf, cap, bytes);
+
+	if (err)
+		return err;
 	if (src)
 		memcpy(*buf, src, bytes);
 	else
@@ -133,9 +147,11 @@ static int ar_positions(struct optinc_comm *c, __u32 *behind, int *helper)
  * which on @from holds it already (whole words, zero-padded) and on the
  * others is free (their last result is of the call before): no buffer of
  * the call's size to allocate at a fall-back, and no memory touched anew.
+ * A rank behind (@k: the call it is in) then has that call's result as
+ * kept (optinc_ar_kept_bytes()) and decodes it into its recvbuf.
  */
-static int ar_hand_over(struct optinc_comm *c, int from, void *dst,
-			size_t bytes)
+static int ar_hand_over(struct optinc_comm *c, int from,
+			const struct optinc_call *k, size_t bytes)
 {
 	struct optinc_failover *fo = &c->fo;
 	int err = 0;
@@ -144,9 +160,11 @@ static int ar_hand_over(struct optinc_comm *c, int from, void *dst,
 		err = ar_keep(c, &fo->last, &fo->last_cap, NULL, bytes);
 	err = err ?: ar_ring_i32(c, fo->last, fo->last,
 				 OPTINC_DIV_UP(bytes, 4));
-	if (!err && dst)
-		memcpy(dst, fo->last, bytes);
-	return err;
+	if (err || !k)
+		return err;
+	fo->last_bytes = bytes;
+	fo->kept = 1;
+	return optinc_ar_unkeep(c, k, fo->last);
 }
 
 /*
@@ -185,8 +203,7 @@ static int ar_fallback(struct optinc_comm *c, const struct optinc_call *k)
 	if (fo->calls != behind)
 		return ar_hand_over(c, helper, NULL, fo->last_bytes) ?:
 		       optinc_ar_ring(c, k, 1);
-	return ar_hand_over(c, helper, k->recvbuf,
-			    k->count * optinc_dtype_size(k->datatype));
+	return ar_hand_over(c, helper, k, optinc_ar_kept_bytes(c, k));
 }
 
 /*
@@ -231,6 +248,7 @@ static int ar_failover(struct optinc_comm *c, const struct optinc_call *k)
 	struct optinc_call in = *k;
 	int err = 0;
 
+	fo->kept = 0;
 	if (fo->on_ring)
 		err = ar_failback(c);
 	if (!err && fo->on_ring) {
@@ -241,13 +259,17 @@ static int ar_failover(struct optinc_comm *c, const struct optinc_call *k)
 				      bytes);
 			in.sendbuf = fo->in;
 		}
+		fo->keep = 1;	/* a float call keeps its result as it comes */
 		err = err ?: optinc_ar_switch(c, &in);
+		fo->keep = 0;
 		if (err == OPTINC_ERR_SWITCH_GONE)
 			err = ar_fallback(c, &in);
 	}
 	if (err)
 		return err;
 	fo->calls++;
+	if (fo->kept)	/* by the call itself, or by a hand-over */
+		return 0;
 	fo->last_bytes = bytes;
 	return ar_keep(c, &fo->last, &fo->last_cap, k->recvbuf, bytes);
 }

@@ -49,6 +49,7 @@ struct ar_ctx {
 	float *f32;		/* one block as float32 */
 	double *f64;		/* one block as float64 */
 	__u8 *q;		/* one block's elements */
+	__u8 *keep;		/* the result elements as they come, or NULL */
 };
 
 static __u32 ar_block_n(const struct ar_ctx *x, __u32 b)
@@ -163,29 +164,45 @@ static void ar_dequantize(const struct ar_ctx *x, __u32 b, int e,
 }
 
 /*
- * The non-finite rule: a block flagged by any rank is NaN; so is a block
- * whose sum left the caller's type (the exact sum is not finite there).
+ * Result elements @src of @nb blocks from block @b0 (@w bytes each) into
+ * the caller's buffer, with the non-finite rule: a block flagged by any
+ * rank is NaN; so is a block whose sum left the caller's type (the exact
+ * sum is not finite there).
  */
-static void ar_data_take(const struct optinc_phase *p, __u32 i, __u32 n,
-			 const struct optinc_msg *m)
+static void ar_take_blocks(const struct ar_ctx *x, __u32 b0, __u32 nb,
+			   const __u8 *src, __u32 w)
 {
-	const struct ar_ctx *x = p->ctx;
-	__u32 j, b0 = i * (p->per_frame / x->block), w = p->rbits / 8, bn;
+	const struct optinc_call *k = x->k;
+	__u32 j, bn;
 	__s16 code;
 
-	for (j = 0; j * x->block < n; j++) {
+	for (j = 0; j < nb; j++) {
 		code = x->codes[b0 + j];
 		bn = ar_block_n(x, b0 + j);
 		if (!ar_code_flag(code))
 			ar_dequantize(x, b0 + j, ar_code_exp(code),
-				      m->elems + j * x->block * w);
+				      src + (size_t)j * x->block * w);
 		if (ar_code_flag(code) ||
-		    (x->k->op == OPTINC_SUM &&
-		     !optinc_dtype_finite(x->k->datatype, x->k->recvbuf,
+		    (k->op == OPTINC_SUM &&
+		     !optinc_dtype_finite(k->datatype, k->recvbuf,
 					  (size_t)(b0 + j) * x->block, bn)))
-			optinc_dtype_nan(x->k->datatype, x->k->recvbuf,
+			optinc_dtype_nan(k->datatype, k->recvbuf,
 					 (size_t)(b0 + j) * x->block, bn);
 	}
+}
+
+/* A result frame: decoded, and kept as it came where failover needs it. */
+static void ar_data_take(const struct optinc_phase *p, __u32 i, __u32 n,
+			 const struct optinc_msg *m)
+{
+	const struct ar_ctx *x = p->ctx;
+	__u32 b0 = i * (p->per_frame / x->block), w = p->rbits / 8;
+
+	/* per_frame is whole blocks: frame i's elements start at block b0 */
+	if (x->keep)
+		memcpy(x->keep + (size_t)b0 * x->block * w, m->elems,
+		       (size_t)n * w);
+	ar_take_blocks(x, b0, OPTINC_DIV_UP(n, x->block), m->elems, w);
 }
 
 /* This rank's code of block @b: its exponent, or the non-finite flag. */
@@ -263,6 +280,52 @@ static int ar_nonfinite(struct optinc_comm *c, const struct ar_ctx *x,
 			     (size_t)first * x->block + ar_block_n(x, first) - 1);
 }
 
+/* The result bits of a float call: 8 or 16 (AVG, MAX, MIN), 32 (SUM). */
+static unsigned int ar_rbits(const struct optinc_comm *c,
+			     const struct optinc_call *k)
+{
+	return k->op == OPTINC_SUM ? 32 : c->cfg.bits;
+}
+
+/**
+ * optinc_ar_kept_bytes() - how many bytes failover keeps of call @k
+ * @c: the communicator
+ * @k: a call through the switch
+ *
+ * Float: the blocks' agreed codes (16 bits each, big-endian), then the
+ * result elements as the frames carried them; int32: the result.
+ */
+size_t optinc_ar_kept_bytes(const struct optinc_comm *c,
+			    const struct optinc_call *k)
+{
+	if (k->datatype == OPTINC_INT32)
+		return k->count * 4;
+	return OPTINC_DIV_UP(k->count, c->cfg.block) * 2 +
+	       k->count * (ar_rbits(c, k) / 8);
+}
+
+/*
+ * The float call's result, kept while it ran (fo->next, with x->keep on
+ * its elements), becomes fo->last once its codes are in front.
+ */
+static void ar_kept(struct optinc_comm *c, const struct ar_ctx *x,
+		    __u32 nblocks)
+{
+	struct optinc_failover *fo = &c->fo;
+	void *t = fo->last;
+	size_t cap = fo->last_cap;
+	__u32 b;
+
+	for (b = 0; b < nblocks; b++)
+		oi_put16((__u8 *)fo->next + 2 * b, (__u16)x->codes[b]);
+	fo->last = fo->next;
+	fo->last_cap = fo->next_cap;
+	fo->next = t;
+	fo->next_cap = cap;
+	fo->last_bytes = optinc_ar_kept_bytes(c, x->k);
+	fo->kept = 1;
+}
+
 static int ar_float(struct optinc_comm *c, const struct optinc_call *k)
 {
 	struct ar_ctx x = { .k = k, .bits = c->cfg.bits, .block = c->cfg.block };
@@ -277,7 +340,7 @@ static int ar_float(struct optinc_comm *c, const struct optinc_call *k)
 	struct optinc_phase data = {
 		.op = minmax ? OPTINC_OP_MAX : k->op == OPTINC_AVG ?
 		      OPTINC_OP_AVG : OPTINC_OP_SUM,
-		.bits = x.bits, .rbits = k->op == OPTINC_SUM ? 32 : x.bits,
+		.bits = x.bits, .rbits = ar_rbits(c, k),
 		/* MAX frames carry no scales (wire.h); blocks stay x.block */
 		.block = minmax ? 0 : x.block, .count = k->count,
 		.fill = ar_data_fill, .take = ar_data_take,
@@ -287,12 +350,50 @@ static int ar_float(struct optinc_comm *c, const struct optinc_call *k)
 
 	data.per_frame = optinc_frame_elems(c, data.rbits / 8, x.block);
 	err = ar_ctx_alloc(c, &x, nblocks);
+	if (!err && c->fo.keep) {
+		err = optinc_keep_room(c, &c->fo.next, &c->fo.next_cap,
+				       optinc_ar_kept_bytes(c, k));
+		x.keep = (__u8 *)c->fo.next + (size_t)nblocks * 2;
+	}
 	if (err)
 		return err;
 	for (b = 0; b < nblocks; b++)
 		x.codes[b] = ar_propose(&x, b);
-	return ar_run(c, &codes) ?: ar_nonfinite(c, &x, nblocks) ?:
-	       ar_run(c, &data);
+	err = ar_run(c, &codes) ?: ar_nonfinite(c, &x, nblocks) ?:
+	      ar_run(c, &data);
+	if (!err && x.keep)
+		ar_kept(c, &x, nblocks);
+	return err;
+}
+
+/**
+ * optinc_ar_unkeep() - a kept result into call @k's recvbuf
+ * @c:    the communicator
+ * @k:    the call (the one whose result was kept, on another rank)
+ * @kept: optinc_ar_kept_bytes() of it, as failover kept them
+ *
+ * Decoded as the result frames would have been: the same bits as on the
+ * rank that kept it. Return: 0 or a result code.
+ */
+int optinc_ar_unkeep(struct optinc_comm *c, const struct optinc_call *k,
+		     const void *kept)
+{
+	struct ar_ctx x = { .k = k, .bits = c->cfg.bits, .block = c->cfg.block };
+	__u32 nblocks = OPTINC_DIV_UP(k->count, x.block), b;
+	int err;
+
+	if (k->datatype == OPTINC_INT32) {
+		memcpy(k->recvbuf, kept, k->count * 4);
+		return 0;
+	}
+	err = ar_ctx_alloc(c, &x, nblocks);
+	if (err)
+		return err;
+	for (b = 0; b < nblocks; b++)
+		x.codes[b] = (__s16)oi_get16((const __u8 *)kept + 2 * b);
+	ar_take_blocks(&x, 0, nblocks, (const __u8 *)kept + 2 * (size_t)nblocks,
+		       ar_rbits(c, k) / 8);
+	return 0;
 }
 
 /* int32: big-endian on the wire; MIN as the maximum of ~x (wire.h). */

@@ -18,6 +18,7 @@ static void comm_free(struct optinc_comm *c)
 	free(c->fo.peers);
 	free(c->fo.in);
 	free(c->fo.last);
+	free(c->fo.next);
 	free(c->tx);
 	free(c->pend);
 	free(c->txp);

@@ -72,8 +72,20 @@ struct optinc_failover {
 	__u64 base;		/* the call that fell back, the same on all */
 	void *in;		/* copy of an in-place call's input */
 	size_t in_cap;
-	void *last;		/* result of the last call (a late rank needs it) */
-	size_t last_bytes, last_cap;
+	/*
+	 * The last call's result, for a rank that is still in it when the
+	 * switch dies: a float call through the switch keeps it as the
+	 * frames brought it (block codes, then the result elements: a
+	 * quarter of float32's bytes at 8 bits), which the rank behind
+	 * decodes as they would have been (optinc_ar_unkeep()); any other
+	 * call keeps recvbuf's bytes. next: where a float call keeps its
+	 * result while it runs, swapped with last when it succeeds (last
+	 * must hold the call before until then). kept: this call's result
+	 * is in last already.
+	 */
+	void *last, *next;
+	size_t last_bytes, last_cap, next_cap;
+	int keep, kept;
 	__u64 fallbacks, failbacks;
 };
 
@@ -173,11 +185,17 @@ int optinc_call_check(struct optinc_comm *c, struct optinc_call *k);
 int optinc_call_run(struct optinc_comm *c, const struct optinc_call *k);
 __u16 optinc_call_tag(const struct optinc_comm *c, const struct optinc_call *k,
 		      unsigned int phase);
+int optinc_keep_room(struct optinc_comm *c, void **buf, size_t *cap,
+		     size_t bytes);
 
 /* ar_switch.c, ar_ring.c: a checked call through the switch, the ring */
 int optinc_ar_switch(struct optinc_comm *c, const struct optinc_call *k);
 int optinc_ar_ring(struct optinc_comm *c, const struct optinc_call *k,
 		   int check);
+size_t optinc_ar_kept_bytes(const struct optinc_comm *c,
+			    const struct optinc_call *k);
+int optinc_ar_unkeep(struct optinc_comm *c, const struct optinc_call *k,
+		     const void *kept);
 
 /* request.c */
 int optinc_queue_init(struct optinc_comm *c);
