@@ -43,6 +43,7 @@ struct udpsw {
 	pthread_mutex_t lock;	/* job state and stats */
 	struct udpsw_stats st;
 	struct udpsw_drop drop[UDPSW_DROPS];	/* one-shot drops */
+	int blind;		/* rank + 1 that gets no 8-bit result; 0: none */
 	uint8_t *rx, *tx;
 	uint32_t tx_len;
 };
@@ -117,6 +118,8 @@ static int udpsw_send(void *dp, struct optinc_job *job,
 		if (sw->bad_scales && m.nscale)
 			sw->tx[OPTINC_FRAME_OVERHEAD] ^= 1;
 		if (udpsw_drop_hit(sw, UDPSW_RESULT, (uint16_t)rank, m.seq))
+			return 0;
+		if (sw->blind == rank + 1 && m.bits != 16)
 			return 0;
 	}
 	if (udpsw_lose(sw))
@@ -303,6 +306,18 @@ int udpsw_drop_once(struct udpsw *sw, enum udpsw_dir dir, uint16_t rank,
 	}
 	pthread_mutex_unlock(&sw->lock);
 	return err;
+}
+
+/*
+ * From now on, member @rank (-1: none) gets no result of an 8-bit phase:
+ * a float call's block codes (16 bits) still reach it, so it sends its
+ * data and the others complete the call, while it stays in it.
+ */
+void udpsw_blind(struct udpsw *sw, int rank)
+{
+	pthread_mutex_lock(&sw->lock);
+	sw->blind = rank + 1;
+	pthread_mutex_unlock(&sw->lock);
 }
 
 uint16_t udpsw_port(const struct udpsw *sw)

@@ -42,6 +42,7 @@ int udpsw_start(const struct udpsw_opts *o, struct udpsw **sw);
 uint16_t udpsw_port(const struct udpsw *sw);
 int udpsw_drop_once(struct udpsw *sw, enum udpsw_dir dir, uint16_t rank,
 		    uint32_t seq);
+void udpsw_blind(struct udpsw *sw, int rank);
 void udpsw_get_stats(struct udpsw *sw, struct udpsw_stats *st);
 void udpsw_stop(struct udpsw *sw);
 

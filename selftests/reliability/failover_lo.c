@@ -4,14 +4,18 @@
  * switch of selftests/lib stopped in the middle of a loop of checked
  * all-reduces. With peers the ranks finish on the ring; without peers,
  * or with the switch up and a rank missing, calls fail with the timeout
- * error and nothing falls back.
+ * error and nothing falls back. Then rank 0 left one call behind when
+ * the switch stops, for each float datatype: it must return the very
+ * bits the others got from the switch (the hand-over of the kept result).
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../lib/dtref.h"
 #include "../lib/libtest.h"
 #include "../lib/udpswitch.h"
 
@@ -121,6 +125,95 @@ static int lo_all(const struct rank_run *rr, int want, const char *msg)
 	return ok;
 }
 
+/* ---- rank 0 one call behind: the result handed over, bit for bit */
+
+#define BH_COUNT	20000	/* 8-bit: two frames of 8704 and a part (MTU 9000) */
+#define BH_MAX_ES	8
+
+struct bh_ctx {
+	int dt, op;
+	struct udpsw *sw;
+	atomic_int ahead;	/* ranks but 0 that returned from call 1 */
+	unsigned char res[N][BH_COUNT * BH_MAX_ES];	/* call 1's results */
+	unsigned char res2[N][BH_COUNT * BH_MAX_ES];	/* call 2's */
+};
+
+/*
+ * Three in-place calls. Before call 1, rank 0 gets blind to the switch's
+ * 8-bit results: it still sends its data, so the others complete call 1
+ * and wait in call 2, where rank 0 never comes while the switch is up.
+ */
+static int bh_rank(struct rank_run *r)
+{
+	struct bh_ctx *x = r->arg;
+	size_t es = dt_size(x->dt), i;
+	unsigned char *buf = malloc(BH_COUNT * es);
+	int call, err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (call = 0; call < 3 && !err; call++) {
+		for (i = 0; i < BH_COUNT; i++)
+			dt_put(x->dt, buf, i, dt_gen(x->dt, r->rank + call, i));
+		if (call == 1 && r->rank == 0)
+			udpsw_blind(x->sw, 0);
+		err = optinc_allreduce(r->comm, buf, buf, BH_COUNT, x->dt, x->op);
+		if (call == 1)
+			memcpy(x->res[r->rank], buf, BH_COUNT * es);
+		if (call == 2)
+			memcpy(x->res2[r->rank], buf, BH_COUNT * es);
+		if (call == 1 && r->rank)
+			atomic_fetch_add(&x->ahead, 1);
+	}
+	free(buf);
+	return err;
+}
+
+/* Stop the switch once ranks 1.. are past call 1 (at most 10 s). */
+static void *bh_stop(void *arg)
+{
+	struct bh_ctx *x = arg;
+	int k;
+
+	for (k = 0; k < 1000 && atomic_load(&x->ahead) < N - 1; k++)
+		usleep(10 * 1000);
+	usleep(50 * 1000);	/* they are in call 2 now, waiting for rank 0 */
+	udpsw_stop(x->sw);
+	return NULL;
+}
+
+static int bh_run(int dt, int op)
+{
+	static struct bh_ctx x;
+	struct udpsw_opts so = { .job = 1, .size = N };
+	struct rank_run rr[N];
+	char addr[32];
+	pthread_t thr;
+	int r, ok;
+
+	memset(&x, 0, sizeof(x));
+	x.dt = dt;
+	x.op = op;
+	if (udpsw_start(&so, &x.sw))
+		return 0;
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", udpsw_port(x.sw));
+	OPTINC_OPTS(o, .switch_addr = addr, .timeout_ms = 5000,
+		    .peers = "127.0.0.1,127.0.0.1,127.0.0.1",
+		    .ring_port = 20000 + (getpid() + 7 * dt + op) % 12000);
+	pthread_create(&thr, NULL, bh_stop, &x);
+	ranks_run(rr, N, &o, bh_rank, &x);
+	pthread_join(thr, NULL);
+	ok = lo_all(rr, 0, NULL);
+	for (r = 1; r < N; r++) {
+		if (memcmp(x.res[0], x.res[r], BH_COUNT * dt_size(dt)))
+			tap_diag("%s %s: rank 0's call 1 differs from rank %d's",
+				 dt_name(dt), dt_op_name(op), r);
+		ok = ok && !memcmp(x.res[0], x.res[r], BH_COUNT * dt_size(dt)) &&
+		     !memcmp(x.res2[0], x.res2[r], BH_COUNT * dt_size(dt));
+	}
+	return ok;
+}
+
 int main(void)
 {
 	struct rank_run rr[N];
@@ -130,7 +223,7 @@ int main(void)
 
 	ranks_clear_env();
 	setenv("OPTINC_FAILOVER_MS", "500", 1);
-	tap_plan(4);
+	tap_plan(8);
 	lo_run(&ctx, "127.0.0.1,127.0.0.1,127.0.0.1", 3000, rr);
 	tap_ok(lo_all(rr, 0, NULL),
 	       "switch stopped mid-loop: %d checked calls pass on every rank through the ring",
@@ -154,5 +247,14 @@ int main(void)
 	lo_run(&ctx, "127.0.0.1,127.0.0.1,127.0.0.1", 1500, rr);
 	tap_ok(lo_all(rr, OPTINC_ERR_TIMEOUT, "a rank may be missing"),
 	       "switch up, rank 2 never calls: the others get OPTINC_ERR_TIMEOUT, no fallback");
+
+	tap_ok(bh_run(OPTINC_FLOAT32, OPTINC_AVG),
+	       "rank 0 a call behind at the switch's end, float32 AVG: it returns the switch's result of the others, bit for bit");
+	tap_ok(bh_run(OPTINC_FLOAT64, OPTINC_SUM),
+	       "... float64 SUM (32-bit result elements kept)");
+	tap_ok(bh_run(OPTINC_FLOAT16, OPTINC_MAX),
+	       "... float16 MAX (the flipped MAX elements kept as they came)");
+	tap_ok(bh_run(OPTINC_BFLOAT16, OPTINC_MIN),
+	       "... bfloat16 MIN");
 	return tap_done();
 }
