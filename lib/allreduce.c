@@ -63,7 +63,7 @@ static int ar_check(struct optinc_comm *c, const struct optinc_call *k)
  * Room for @bytes in *@buf, in whole int32s (the ring hands them over as
  * int32 sums), the last one zeroed where @bytes does not fill it.
  */
-int optinc_keep_room(struct optinc_comm *c, void **buf, size_t *cap,
+static int ar_keep_room(struct optinc_comm *c, void **buf, size_t *cap,
 		     size_t bytes)
 {
 	void *p;
@@ -83,11 +83,11 @@ int optinc_keep_room(struct optinc_comm *c, void **buf, size_t *cap,
 	return 0;
 }
 
-/* Keep @bytes of @src (zeros if NULL) in *@buf (optinc_keep_room()). */
+/* Keep @bytes of @src (zeros if NULL) in *@buf (ar_keep_room()). */
 static int ar_keep(struct optinc_comm *c, void **buf, size_t *cap,
 		   const void *src, size_t bytes)
 {
-	int err = optinc_keep_room(c, buf, cap, bytes);
+	int err = ar_keep_room(c, buf, cap, bytes);
 
 	if (err)
 		return err;
@@ -240,31 +240,49 @@ static int ar_failback(struct optinc_comm *c)
 	return 0;
 }
 
+/*
+ * A call through the switch with failover on: an in-place call's input
+ * copied first (a fall-back may redo the call from it), room for a float
+ * call to keep its result as it comes (fo->next, ar_switch.c), and the
+ * ring when the switch is gone.
+ */
+static int ar_via_switch(struct optinc_comm *c, const struct optinc_call *k,
+			 size_t bytes)
+{
+	struct optinc_failover *fo = &c->fo;
+	struct optinc_call in = *k;
+	int err = 0;
+
+	if (k->sendbuf == k->recvbuf) {
+		err = ar_keep(c, &fo->in, &fo->in_cap, k->sendbuf, bytes);
+		in.sendbuf = fo->in;
+	}
+	if (!err && k->datatype != OPTINC_INT32) {
+		err = ar_keep_room(c, &fo->next, &fo->next_cap,
+				   optinc_ar_kept_bytes(c, k));
+		fo->keep = !err;
+	}
+	err = err ?: optinc_ar_switch(c, &in);
+	fo->keep = 0;
+	if (err == OPTINC_ERR_SWITCH_GONE)
+		err = ar_fallback(c, &in);
+	return err;
+}
+
 /* A call with failover on: keep what a fallback needs, then try the switch. */
 static int ar_failover(struct optinc_comm *c, const struct optinc_call *k)
 {
 	struct optinc_failover *fo = &c->fo;
 	size_t bytes = k->count * optinc_dtype_size(k->datatype);
-	struct optinc_call in = *k;
 	int err = 0;
 
 	fo->kept = 0;
 	if (fo->on_ring)
 		err = ar_failback(c);
-	if (!err && fo->on_ring) {
+	if (!err && fo->on_ring)
 		err = optinc_ar_ring(c, k, 1);
-	} else if (!err) {
-		if (k->sendbuf == k->recvbuf) {
-			err = ar_keep(c, &fo->in, &fo->in_cap, k->sendbuf,
-				      bytes);
-			in.sendbuf = fo->in;
-		}
-		fo->keep = 1;	/* a float call keeps its result as it comes */
-		err = err ?: optinc_ar_switch(c, &in);
-		fo->keep = 0;
-		if (err == OPTINC_ERR_SWITCH_GONE)
-			err = ar_fallback(c, &in);
-	}
+	else if (!err)
+		err = ar_via_switch(c, k, bytes);
 	if (err)
 		return err;
 	fo->calls++;

@@ -350,13 +350,10 @@ static int ar_float(struct optinc_comm *c, const struct optinc_call *k)
 
 	data.per_frame = optinc_frame_elems(c, data.rbits / 8, x.block);
 	err = ar_ctx_alloc(c, &x, nblocks);
-	if (!err && c->fo.keep) {
-		err = optinc_keep_room(c, &c->fo.next, &c->fo.next_cap,
-				       optinc_ar_kept_bytes(c, k));
-		x.keep = (__u8 *)c->fo.next + (size_t)nblocks * 2;
-	}
 	if (err)
 		return err;
+	if (c->fo.keep)	/* fo->next has room for it (allreduce.c) */
+		x.keep = (__u8 *)c->fo.next + (size_t)nblocks * 2;
 	for (b = 0; b < nblocks; b++)
 		x.codes[b] = ar_propose(&x, b);
 	err = ar_run(c, &codes) ?: ar_nonfinite(c, &x, nblocks) ?:

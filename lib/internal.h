@@ -185,8 +185,6 @@ int optinc_call_check(struct optinc_comm *c, struct optinc_call *k);
 int optinc_call_run(struct optinc_comm *c, const struct optinc_call *k);
 __u16 optinc_call_tag(const struct optinc_comm *c, const struct optinc_call *k,
 		      unsigned int phase);
-int optinc_keep_room(struct optinc_comm *c, void **buf, size_t *cap,
-		     size_t bytes);
 
 /* ar_switch.c, ar_ring.c: a checked call through the switch, the ring */
 int optinc_ar_switch(struct optinc_comm *c, const struct optinc_call *k);
