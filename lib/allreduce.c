@@ -257,6 +257,11 @@ static int ar_via_switch(struct optinc_comm *c, const struct optinc_call *k,
 		err = ar_keep(c, &fo->in, &fo->in_cap, k->sendbuf, bytes);
 		in.sendbuf = fo->in;
 	}
+	/*
+	 * Without room the call fails here, as without room for the input:
+	 * it cannot go on unkept, since a rank behind would then be handed
+	 * another form of the result than it expects.
+	 */
 	if (!err && k->datatype != OPTINC_INT32) {
 		err = ar_keep_room(c, &fo->next, &fo->next_cap,
 				   optinc_ar_kept_bytes(c, k));
