@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The shipped ONNs (models/): each model verified exhaustively as realised
 # from its phases, each table checked entry by entry against the exact
-# average and against its model. TAP output.
+# average and against its model, each model's area (from the file) within
+# the paper's Table I figure for its N. TAP output.
 . "$(dirname "$0")/lib.sh"
 
 set -- models/onn-n*.onn
@@ -11,7 +12,9 @@ if [ ! -e "$1" ]; then
 	tap_fail "no shipped model in models/"
 	tap_end
 fi
-tap_plan $(($# * 2))
+tap_plan $(($# * 3))
+# Table I of the paper: area ratio of the network as built, percent
+declare -A paper_area=([4]=39.3 [8]=40.9 [16]=40.4)
 for model in "$@"; do
 	members=${model#models/onn-n}
 	members=${members%.onn}
@@ -21,5 +24,12 @@ for model in "$@"; do
 	out=$("$ONN" check-table "$table" -N "$members" --model "$model" \
 		--require-exact 2>&1)
 	tap_result $? "N = $members: $(echo "$out" | tr '\n' ' ')"
+	# "total: D units dense, A as built: ratio R%"
+	total=$("$ONN" area "$model" 2>&1 | tail -1)
+	ratio=${total##*ratio }
+	ratio=${ratio%\%}
+	awk -v r="$ratio" -v p="${paper_area[$members]:-0}" \
+		'BEGIN { exit !(r + 0 > 0 && r + 0 <= p + 0) }'
+	tap_result $? "N = $members: area $ratio % <= the paper's ${paper_area[$members]:-?} % ($total)"
 done
 tap_end

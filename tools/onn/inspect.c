@@ -54,12 +54,18 @@ int optinc_onn_cmd_area(int argc, char **argv)
 		fprintf(stderr, "usage: optinc-onn area MODEL | area W0-W1-..-WL [all|none|LIST]\n");
 		return -EINVAL;
 	}
-	if (!strchr(argv[1], '-'))
+	/* a model's name may hold '-' (onn-n4.onn): what is not widths is a file */
+	if (optinc_onn_parse_arch(argv[1], size, &n)) {
+		if (argc > 2) {
+			fprintf(stderr, "optinc-onn: area: '%s' is not W0-W1-..-WL, and a model file takes no layer list\n",
+				argv[1]);
+			return -EINVAL;
+		}
 		return inspect_area_model(argv[1]);
-	if (optinc_onn_parse_arch(argv[1], size, &n) ||
-	    optinc_onn_parse_approx(spec, n, approx)) {
-		fprintf(stderr, "optinc-onn: area: cannot parse '%s %s'\n",
-			argv[1], spec);
+	}
+	if (optinc_onn_parse_approx(spec, n, approx)) {
+		fprintf(stderr, "optinc-onn: area: bad layer list '%s' for %u layers (all, none or e.g. 2-7)\n",
+			spec, n);
 		return -EINVAL;
 	}
 	optinc_onn_area_report(stdout, n, size, approx);
