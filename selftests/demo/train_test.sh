@@ -9,16 +9,36 @@ SRC=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
 require_root
 [ -x "$O/examples/train_fmnist" ] || skip_all "$O/examples/train_fmnist not built"
 [ -d /usr/share/datasets/fashion-mnist ] || skip_all "dataset-fashion-mnist not installed"
-tap_plan 7
+tap_plan 10
 
 T_TMP=$(mktemp -d /tmp/optinc-train-test.XXXXXX)
 TB=$(tb_name dt)
 T_TBS+=("$TB")
 csv=$T_TMP/train.csv
 
+# A demo takes down what is left of its testbed first, but not while
+# another optinc-demo runs on it: a stand-in holds the name (its command
+# line says optinc-demo) over a testbed that is up.
+pidf=/run/optinc-demo-$TB.pid
+"$TESTBED" up --tb "$TB" -n 2 --no-switch >/dev/null 2>&1
+bash -c 'exec -a optinc-demo sleep 60' &
+holder=$!
+echo "$holder" > "$pidf"
+"$SRC/tools/demo/optinc-demo" --tb "$TB" --out "$T_TMP/refused" --epochs 1 \
+	>"$T_TMP/refused.log" 2>&1
+rc=$?
+[ $rc != 0 ] && grep -q "testbed '$TB' is in use by optinc-demo (pid $holder)" "$T_TMP/refused.log"
+tap_result $? "a second demo on a testbed in use is refused, naming the first ($(tail -1 "$T_TMP/refused.log"))"
+[ -e "/run/netns/$TB-h1" ] && [ "$(cat "$pidf")" = "$holder" ]
+tap_result $? "the testbed in use is left up, and its demo keeps the name"
+kill "$holder"
+wait "$holder" 2>/dev/null
+
+# the holder is gone: its pid file is a leftover, and so is the testbed
 "$SRC/tools/demo/optinc-demo" --tb "$TB" --out "$T_TMP" --epochs 1 \
 	--subset 3072 --test-subset 2000 --batch 128 >"$T_TMP/demo.log" 2>&1
 rc=$?
+ok_if "the demo's claim on its testbed is gone when it ends" [ ! -e "$pidf" ]
 sed 's/^/# /' "$T_TMP/demo.log"
 ok_if "optinc-demo trains with optinc and ring" [ $rc = 0 ]
 

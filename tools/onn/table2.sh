@@ -175,7 +175,7 @@ fi
 	echo "\`tools/onn/table2.sh -N $MEMBERS -a $ARCH -l '$LISTS' -e $EPOCHS -s $SEED -t '$TRAIN_ARGS' -n $NOISE -k $SEEDS -j $JOBS\`,"
 	echo "$start, $(nproc) CPUs, load before/after: $load0 / $load1; $(sed -n 's/^BLAS: //p' "$DIR/${LISTS%% *}.train.log" 2>/dev/null | head -1)"
 	echo
-	hdr="| layers as Sigma*U | area | epochs (s) | right | accuracy | worst margin | wrong outputs by error value (points, share of wrong) |"
+	hdr="| layers as Sigma*U | area | epochs (s) | right | accuracy | slicer margin | wrong outputs by error value (points, share of wrong) |"
 	sep="| --- | --- | --- | --- | --- | --- | --- |"
 	if [ "$NOISE" != 0 ]; then
 		hdr="$hdr phase noise $NOISE rad, $SEEDS seeds |"
