@@ -101,6 +101,8 @@ fi
 row() {
 	local l=$1 f=$DIR/$1 t0 t1
 
+	# nothing of an earlier run in the same -d DIR may stand for this one
+	rm -f "$f".{err,onn,secs,verify,area,noise,tbl}
 	t0=$(date +%s)
 	# shellcheck disable=SC2086  # TRAIN_ARGS is a list of options
 	"$ONN" train -N "$MEMBERS" --arch "$ARCH" --approx "$l" --seed "$SEED" \
