@@ -188,7 +188,9 @@ fi
 	for l in $LISTS; do
 		f=$DIR/$l
 		if [ -e "$f.err" ] || [ ! -e "$f.verify" ]; then
-			echo "| $l | - | - | - | - | - | $(cat "$f.err" 2>/dev/null || echo "not run") |"
+			line="| $l | - | - | - | - | - | $(cat "$f.err" 2>/dev/null || echo "not run") |"
+			[ "$NOISE" != 0 ] && line="$line - |"
+			echo "$line"
 			continue
 		fi
 		# "M: N = 4, B = 8, 6 layers: R of T points right (P %), worst margin W"
