@@ -76,14 +76,31 @@ out_report:
 }
 
 /*
+ * K of a checkpoint's first layer: those written before --s-low stored 1
+ * for "all symbols" (B/2).
+ */
+static int ckpt_low(const struct optinc_onn_cfg *c)
+{
+	return c->s_invariant == 1 ? (int)c->bits / 2 : c->s_invariant;
+}
+
+/*
  * A run may go on with other stage-2 settings: length and learning rate
  * (hence its cosine), loss margin, slack and stopping margin, evaluation
- * period, phase noise in the loop.
+ * period, phase noise in the loop. It may also see more of its input: a
+ * network of S_K (and s_K, ..) is one of S_J for every J < K, and of the
+ * whole input (K = 0), so K may drop (the curriculum of section 5 of
+ * Documentation/onn.md), never rise.
  */
 static int ckpt_same_run(const struct optinc_onn_cfg *a,
 			 const struct optinc_onn_cfg *b)
 {
 	struct optinc_onn_cfg x = *a, y = *b;
+	int ka = ckpt_low(a), kb = ckpt_low(b);
+
+	if (kb && (!ka || kb > ka))
+		return 0;
+	x.s_invariant = y.s_invariant = 0;
 
 	x.epochs2 = y.epochs2 = 0;
 	x.eval_every = y.eval_every = 0;

@@ -76,13 +76,14 @@ void optinc_onn_net_free(struct optinc_onn_net *n)
 }
 
 /*
- * He-normal weights (first-layer rows projected on @align when given).
+ * He-normal weights (first-layer rows projected on @align in their first
+ * @low inputs when given).
  * The first layer's biases put each unit's hinge through a random point
  * of the input cube [0, in_max]^in, so that its ReLU bends inside the
  * domain; the other biases start at zero.
  */
 void optinc_onn_net_init(struct optinc_onn_net *n, uint64_t seed,
-			 const float *align, float in_max)
+			 const float *align, unsigned int low, float in_max)
 {
 	struct optinc_onn_rng rng;
 	unsigned int l, o, i;
@@ -95,7 +96,7 @@ void optinc_onn_net_init(struct optinc_onn_net *n, uint64_t seed,
 		for (i = 0; i < y->in * y->out; i++)
 			y->w[i] = sd * (float)optinc_onn_rng_gauss(&rng);
 		if (l == 0 && align)
-			optinc_onn_net_align(n, align);
+			optinc_onn_net_align(n, align, low);
 		for (o = 0; o < y->out; o++) {
 			float b = 0;
 
@@ -179,17 +180,21 @@ double optinc_onn_net_loss(struct optinc_onn_net *n, const uint8_t *t,
 	return loss;
 }
 
-/* First-layer rows onto the unit vector v: W <- W v v^T. */
-void optinc_onn_net_align(struct optinc_onn_net *n, const float *v)
+/*
+ * First-layer rows, in their first @low inputs, onto the unit vector v of
+ * those: w[0..K-1] <- (w . v) v; the other inputs are left free.
+ */
+void optinc_onn_net_align(struct optinc_onn_net *n, const float *v,
+			  unsigned int low)
 {
 	struct optinc_onn_tlayer *y = &n->l[0];
 	unsigned int o, k;
 
 	for (o = 0; o < y->out; o++) {
 		float *row = y->w + (size_t)o * y->in;
-		float a = cblas_sdot(y->in, row, 1, v, 1);
+		float a = cblas_sdot(low, row, 1, v, 1);
 
-		for (k = 0; k < y->in; k++)
+		for (k = 0; k < low; k++)
 			row[k] = a * v[k];
 	}
 }

@@ -31,7 +31,7 @@ struct trainer {
 	uint32_t *perm;
 	uint8_t *tbatch;
 	float *wbatch;
-	float sdir[8];			/* unit vector of S in input space */
+	float sdir[8];			/* unit vector of S_K in input space */
 	uint8_t *active;		/* stage 2: points to train on */
 	int active_valid;
 	const char *out, *ckpt;
@@ -136,7 +136,8 @@ static int train_epoch(struct trainer *tr, unsigned int epoch, int stage,
 		orth = step % c->retract_every == 0;
 		optinc_onn_net_adam(&tr->net, lr, orth);
 		if (c->s_invariant)
-			optinc_onn_net_align(&tr->net, tr->sdir);
+			optinc_onn_net_align(&tr->net, tr->sdir,
+					     (unsigned int)c->s_invariant);
 	}
 	if (!orth)	/* every epoch ends with U orthogonal */
 		optinc_onn_net_retract(&tr->net);
@@ -316,6 +317,8 @@ static void train_usage(FILE *f)
 		"  --slack X               stage 2 trains points within margin2 + X (0.1)\n"
 		"  --input-gain G          inputs are s_k * G / (3N) (1)\n"
 		"  --s-invariant           first layer (dense) sees only S: train on the values of S\n"
+		"  --s-low K               first layer sees s_0..s_K-1 only through sum 4^k s_k\n"
+		"                          (2 <= K <= B/2; B/2: --s-invariant); may drop on resume\n"
 		"  --s-weights W           S values weighted by their domain count (domain) or 1 (uniform)\n"
 		"  --proj-every E          stage 1 projection period in epochs (10; 0: never)\n"
 		"  --proj-iters I          Sigma/U alternations per projection (1)\n"
@@ -335,7 +338,7 @@ enum {
 	OPT_ARCH = 256, OPT_APPROX, OPT_SEED, OPT_BATCH, OPT_E1, OPT_E2,
 	OPT_SLACK, OPT_LR1, OPT_LR2, OPT_LREND, OPT_M1, OPT_M2, OPT_STOP, OPT_PEVERY,
 	OPT_PITERS, OPT_EVAL, OPT_CKPT, OPT_CKEVERY, OPT_RESUME, OPT_STOP_AFTER,
-	OPT_SINV, OPT_SWEIGHTS, OPT_RETRACT, OPT_GAIN, OPT_NOISE, OPT_NOISE_EVERY,
+	OPT_SINV, OPT_SLOW, OPT_SWEIGHTS, OPT_RETRACT, OPT_GAIN, OPT_NOISE, OPT_NOISE_EVERY,
 };
 
 static const struct option train_opts[] = {
@@ -363,6 +366,7 @@ static const struct option train_opts[] = {
 	{ "resume", no_argument, NULL, OPT_RESUME },
 	{ "stop-after", required_argument, NULL, OPT_STOP_AFTER },
 	{ "s-invariant", no_argument, NULL, OPT_SINV },
+	{ "s-low", required_argument, NULL, OPT_SLOW },
 	{ "retract-every", required_argument, NULL, OPT_RETRACT },
 	{ "input-gain", required_argument, NULL, OPT_GAIN },
 	{ "s-weights", required_argument, NULL, OPT_SWEIGHTS },
@@ -427,6 +431,7 @@ static int train_number_opt(struct trainer *tr, int opt, const char *arg)
 	case OPT_PITERS: c->proj_iters = u; break;
 	case OPT_RETRACT: c->retract_every = u; break;
 	case OPT_GAIN: c->in_gain = f; break;
+	case OPT_SLOW: c->s_invariant = u < 64 ? (int)u : 64; break;
 	case OPT_EVAL: c->eval_every = u; break;
 	case OPT_CKEVERY: tr->ckpt_every = u; break;
 	case OPT_STOP_AFTER: tr->stop_after = u; break;
@@ -454,7 +459,7 @@ static int train_parse(struct trainer *tr, int argc, char **argv,
 		case OPT_APPROX: *approx = optarg; break;
 		case OPT_CKPT: tr->ckpt = optarg; break;
 		case OPT_RESUME: tr->resume = 1; break;
-		case OPT_SINV: tr->cfg.s_invariant = 1; break;
+		case OPT_SINV: tr->cfg.s_invariant = -1; break;	/* all: B/2 */
 		case OPT_SWEIGHTS:
 			tr->cfg.s_uniform = !strcmp(optarg, "uniform");
 			if (!tr->cfg.s_uniform && strcmp(optarg, "domain")) {
@@ -505,8 +510,15 @@ static int train_check(struct trainer *tr, const char *arch, const char *approx)
 			return -EINVAL;
 		}
 	}
+	if (c->s_invariant < 0)
+		c->s_invariant = (int)io;
+	if (c->s_invariant == 1 || c->s_invariant > (int)io) {
+		fprintf(stderr, "optinc-onn: train: --s-low %d: need 2 <= K <= %u\n",
+			c->s_invariant, io);
+		return -EINVAL;
+	}
 	if (c->s_invariant && c->approx[0]) {
-		fprintf(stderr, "optinc-onn: train: --s-invariant needs a dense first layer\n");
+		fprintf(stderr, "optinc-onn: train: --s-invariant and --s-low need a dense first layer\n");
 		return -EINVAL;
 	}
 	if (!c->batch || !c->retract_every || !(c->in_gain > 0) || c->epochs1 + c->epochs2 == 0 ||
@@ -530,7 +542,8 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 	int err;
 
 	err = optinc_onn_data_init(&tr->data, tr->cfg.members, tr->cfg.bits,
-				   train_in_scale(&tr->cfg), tr->cfg.s_invariant,
+				   train_in_scale(&tr->cfg),
+				   (unsigned int)tr->cfg.s_invariant,
 				   tr->cfg.s_uniform);
 	if (!err)
 		err = optinc_onn_net_alloc(&tr->net, &tr->cfg);
@@ -542,9 +555,15 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 		fprintf(stderr, "optinc-onn: train: out of memory\n");
 		return -ENOMEM;
 	}
-	optinc_onn_s_dir(tr->data.in, tr->sdir);
+	optinc_onn_s_dir(tr->data.in, (unsigned int)tr->cfg.s_invariant,
+			 tr->sdir);
 	optinc_onn_net_init(&tr->net, tr->cfg.seed,
-			    tr->cfg.s_invariant ? tr->sdir : NULL, tr->cfg.in_gain);
+			    tr->cfg.s_invariant ? tr->sdir : NULL,
+			    (unsigned int)tr->cfg.s_invariant, tr->cfg.in_gain);
+	if (tr->cfg.s_invariant)	/* K = B/2: S alone */
+		printf("training set: %u rows, one per (S_%d, s_%d..) for %u domain points\n",
+		       tr->data.n, tr->cfg.s_invariant, tr->cfg.s_invariant,
+		       tr->data.domain);
 	if (!tr->ckpt) {
 		snprintf(ckpt_buf, len, "%s.ckpt", tr->out);
 		tr->ckpt = ckpt_buf;

@@ -25,7 +25,9 @@ struct optinc_onn_cfg {
 	float stop_margin;	/* stage 2 ends when exact with this margin */
 	float slack;		/* stage 2 trains points within margin2 + slack */
 	float in_gain;		/* inputs are s_k * in_gain / (3N) */
-	int s_invariant;	/* first layer rows along S; train on S values */
+	int s_invariant;	/* K: the first layer sees s_0..s_{K-1} only
+				 * through sum 4^k s_k (rows along it); train
+				 * on the tuples (S_K, s_K, ..); 0: off */
 	int s_uniform;		/* ... each S value weighted 1, not by count */
 	unsigned int eval_every;
 	float noise;		/* stage 2: MZI phase noise in the loop, rad (in
@@ -76,20 +78,22 @@ struct optinc_onn_stats {
 };
 
 int optinc_onn_data_init(struct optinc_onn_data *d, unsigned int members,
-			 unsigned int bits, float scale, int by_s, int uniform);
-void optinc_onn_s_dir(unsigned int in, float *v);
+			 unsigned int bits, float scale, unsigned int low,
+			 int uniform);
+void optinc_onn_s_dir(unsigned int in, unsigned int low, float *v);
 void optinc_onn_data_free(struct optinc_onn_data *d);
 
 int optinc_onn_net_alloc(struct optinc_onn_net *n,
 			 const struct optinc_onn_cfg *c);
 void optinc_onn_net_free(struct optinc_onn_net *n);
 void optinc_onn_net_init(struct optinc_onn_net *n, uint64_t seed,
-			 const float *align, float in_max);
+			 const float *align, unsigned int low, float in_max);
 void optinc_onn_net_forward(struct optinc_onn_net *n, unsigned int rows);
 double optinc_onn_net_loss(struct optinc_onn_net *n, const uint8_t *t,
 			   const float *w, unsigned int rows, float margin,
 			   uint32_t *wrong);
-void optinc_onn_net_align(struct optinc_onn_net *n, const float *v);
+void optinc_onn_net_align(struct optinc_onn_net *n, const float *v,
+			  unsigned int low);
 void optinc_onn_net_backward(struct optinc_onn_net *n, unsigned int rows);
 void optinc_onn_net_adam(struct optinc_onn_net *n, float lr, int retract);
 void optinc_onn_net_retract(struct optinc_onn_net *n);
