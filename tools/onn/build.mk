@@ -66,7 +66,7 @@ ONN_TRAIN_N4_2 := -N 4 --seed 1 --epochs1 0 --epochs2 800 --batch 256 --lr2 1e-3
 # N = 8, layers 2-7 as blocks (Table I), our best training so far (not
 # exact, so not shipped: Documentation/onn.md, section 8): 5,000 epochs
 # with the first layer along S, then 3,000 with it along S_3 = s_0 + 4 s_1
-# + 16 s_2 (--s-low 3), the cosine of the whole 8,000 epochs. About 2.5
+# + 16 s_2 (--s-low 3), the cosine of the whole 8,000 epochs. About 2
 # hours on one core here; the model and its log go to $(O)/models.
 ONN_PHASES_N8T := 1 2
 ONN_TRAIN_N8T_1 := -N 8 --approx 2-7 --seed 1 --s-invariant --input-gain 8 \
