@@ -6,10 +6,11 @@
 # over the whole domain; a run may resume with a lower K (the network as it
 # was: the same wrong count after an epoch at a vanishing rate) but not
 # with a higher one or from a network that sees every input; K = 1, K > B/2
-# and an approximated first layer are refused by name. TAP output.
+# and an approximated first layer are refused by name, and so is a value
+# that is not a number (here and in the other numeric options). TAP output.
 . "$(dirname "$0")/lib.sh"
 
-begin 10 slow
+begin 11 slow
 
 args="-N 4 --approx 2-5 --seed 3 --epochs1 0 --batch 256 --eval-every 1"
 rows() { sed -n 's/^training set: \([0-9]*\) rows.*/\1/p' "$1"; }
@@ -63,4 +64,14 @@ tap_result $? "--s-low 1 and 5 are refused: $out"
 out=$("$ONN" train -N 4 --s-low 3 --epochs1 0 --epochs2 1 -o "$dir/h.onn" 2>&1)
 [ $? -ne 0 ] && [ ! -e "$dir/h.onn" ] && echo "$out" | grep -q "need a dense first layer"
 tap_result $? "--s-low with an approximated first layer is refused: $out"
+out=$("$ONN" train $args --s-low 3x --epochs2 1 -o "$dir/i.onn" 2>&1)
+rc=$?
+out2=$("$ONN" train $args --s-low 3 --lr2 1e-3e --epochs2 1 -o "$dir/i.onn" 2>&1)
+rc2=$?
+out3=$("$ONN" train $args --s-low 3 --seed -1 --epochs2 1 -o "$dir/i.onn" 2>&1)
+[ $? -ne 0 ] && [ $rc -ne 0 ] && [ $rc2 -ne 0 ] && [ ! -e "$dir/i.onn" ] &&
+	echo "$out" | grep -q -- "--s-low '3x': not a count" &&
+	echo "$out2" | grep -q -- "--lr2 '1e-3e': not a number" &&
+	echo "$out3" | grep -q -- "--seed '-1': not a count"
+tap_result $? "values that are not numbers are refused: $out / $out2 / $out3"
 tap_end

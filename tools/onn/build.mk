@@ -75,10 +75,11 @@ ONN_TRAIN_N8T_2 := -N 8 --approx 2-7 --seed 1 --s-low 3 --input-gain 8 \
 		   --epochs1 0 --epochs2 8000 --batch 256 --lr2 1.5e-4
 
 # the last step of a model's recipe on FILE (no .onn): its table, which an
-# exact model must give, or the accuracy of one that is not (first line of
-# verify, also appended to its log)
+# exact model must give, or the accuracy of one that is not (verify's
+# report in FILE.verify, its first line also appended to the log)
 onn_COMPILE = $(ONN_ENV) $(ONN_BIN) compile $(1).onn -o $(1).tbl --require-exact > /dev/null
-onn_VERIFY = $(ONN_ENV) $(ONN_BIN) verify $(1).onn | head -1 | tee -a $(1).train.log
+onn_VERIFY = $(ONN_ENV) $(ONN_BIN) verify $(1).onn > $(1).verify && \
+	     head -1 $(1).verify | tee -a $(1).train.log
 
 # models-NAME: $(1) the key of its ONN_PHASES_ and ONN_TRAIN_ lists, $(2)
 # the folder of onn-NAME.onn and .train.log, $(3) NAME, $(4) COMPILE or

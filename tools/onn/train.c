@@ -318,7 +318,8 @@ static void train_usage(FILE *f)
 		"  --input-gain G          inputs are s_k * G / (3N) (1)\n"
 		"  --s-invariant           first layer (dense) sees only S: train on the values of S\n"
 		"  --s-low K               first layer sees s_0..s_K-1 only through sum 4^k s_k\n"
-		"                          (2 <= K <= B/2; B/2: --s-invariant); may drop on resume\n"
+		"                          (2 <= K <= B/2; B/2: --s-invariant; 0: off); may drop\n"
+		"                          on resume\n"
 		"  --s-weights W           S values weighted by their domain count (domain) or 1 (uniform)\n"
 		"  --proj-every E          stage 1 projection period in epochs (10; 0: never)\n"
 		"  --proj-iters I          Sigma/U alternations per projection (1)\n"
@@ -403,16 +404,15 @@ static void train_defaults(struct trainer *tr)
 }
 
 /* Options that only set a number; returns 1 when @opt was one of them. */
-static int train_number_opt(struct trainer *tr, int opt, const char *arg)
+/*
+ * Store numeric option @opt (@u or @f, as parsed from its value): 1, or 0
+ * if it is not one.
+ */
+static int train_number_set(struct trainer *tr, int opt, unsigned long u,
+			    float f, const char *arg)
 {
 	struct optinc_onn_cfg *c = &tr->cfg;
-	unsigned long u;
-	float f;
 
-	if (!arg)
-		return 0;
-	u = strtoul(arg, NULL, 0);
-	f = strtof(arg, NULL);
 	switch (opt) {
 	case 'N': c->members = u; break;
 	case 'B': c->bits = u; break;
@@ -442,6 +442,57 @@ static int train_number_opt(struct trainer *tr, int opt, const char *arg)
 	return 1;
 }
 
+/* Options whose value is a real number (the other numbers are counts). */
+static int train_real_opt(int opt)
+{
+	switch (opt) {
+	case OPT_LR1: case OPT_LR2: case OPT_LREND: case OPT_M1: case OPT_M2:
+	case OPT_STOP: case OPT_SLACK: case OPT_GAIN: case OPT_NOISE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* "-N", "--lr2": option @opt as the user spells it. */
+static void train_opt_name(int opt, char *buf, size_t len)
+{
+	const struct option *o;
+
+	for (o = train_opts; o->name && o->val != opt; o++)
+		;
+	if (o->name)
+		snprintf(buf, len, "--%s", o->name);
+	else
+		snprintf(buf, len, "-%c", opt);
+}
+
+/*
+ * A numeric option: 1 when @opt is one and @arg was taken, 0 when @opt is
+ * not one, -EINVAL (named on stderr) when @arg is not a number of its
+ * kind (a count: digits only, no sign).
+ */
+static int train_number_opt(struct trainer *tr, int opt, const char *arg)
+{
+	char *eu, *ef, name[32];
+	int real = train_real_opt(opt);
+	unsigned long u;
+	float f;
+
+	if (!arg)
+		return 0;
+	u = strtoul(arg, &eu, 0);
+	f = strtof(arg, &ef);
+	if (!train_number_set(tr, opt, u, f, arg))
+		return 0;
+	if (real ? ef != arg && !*ef : eu != arg && !*eu && *arg != '-')
+		return 1;
+	train_opt_name(opt, name, sizeof(name));
+	fprintf(stderr, "optinc-onn: train: %s '%s': not a %s\n", name, arg,
+		real ? "number" : "count");
+	return -EINVAL;
+}
+
 static int train_parse(struct trainer *tr, int argc, char **argv,
 		       const char **arch, const char **approx)
 {
@@ -451,7 +502,11 @@ static int train_parse(struct trainer *tr, int argc, char **argv,
 	*arch = *approx = NULL;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "N:B:o:h", train_opts, NULL)) != -1) {
-		if (train_number_opt(tr, opt, optarg))
+		int num = train_number_opt(tr, opt, optarg);
+
+		if (num < 0)
+			return num;
+		if (num)
 			continue;
 		switch (opt) {
 		case 'o': tr->out = optarg; break;
@@ -560,7 +615,7 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 	optinc_onn_net_init(&tr->net, tr->cfg.seed,
 			    tr->cfg.s_invariant ? tr->sdir : NULL,
 			    (unsigned int)tr->cfg.s_invariant, tr->cfg.in_gain);
-	if (tr->cfg.s_invariant)	/* K = B/2: S alone */
+	if (tr->cfg.s_invariant)
 		printf("training set: %u rows, one per (S_%d, s_%d..) for %u domain points\n",
 		       tr->data.n, tr->cfg.s_invariant, tr->cfg.s_invariant,
 		       tr->data.domain);
