@@ -16,7 +16,7 @@
 #include <optinc/wire.h>
 #include <optinc/core.h>
 
-#define OPTINC_ERRMSG_LEN	256
+#define OPTINC_ERRMSG_LEN	512
 #define OPTINC_JOIN_EVERY_MS	100	/* JOIN retransmission period */
 #define OPTINC_RETX_CAP_MS	500	/* retransmission back-off cap */
 #define OPTINC_FAST_RETX	3	/* later results that mean "lost" */

@@ -4,15 +4,18 @@
 #include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/sockios.h>
+#include <linux/tcp.h>	/* its tcp_info has the peer's window */
 
 #include <optinc/optinc.h>
 #include "ring.h"
@@ -613,18 +616,76 @@ static int ring_send_some(struct ring_op *ro, char *err, size_t errlen)
 	return 0;
 }
 
-static int ring_stalled(const struct ring_op *ro, char *err, size_t errlen)
+/* Whether TCP_INFO filled in @field (older kernels fill in less). */
+#define RING_TI_HAS(len, field)						\
+	((len) >= offsetof(struct tcp_info, field) +			\
+		  sizeof(((struct tcp_info *)0)->field))
+
+/*
+ * What the kernel knows of a stalled connection, for the message. Sending,
+ * a stall is lost segments (RTO retransmissions in a row, the RTO doubling
+ * each time) or a peer that reads nothing (its window 0, data queued);
+ * receiving, a peer that sends nothing (no data for a long time).
+ */
+static void ring_tcp_state(int fd, int tx, char *buf, size_t len)
+{
+	struct tcp_info ti;
+	socklen_t tl = sizeof(ti);
+	char wnd[24] = "unknown";
+	int q = 0;
+
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) < 0) {
+		snprintf(buf, len, "TCP_INFO: %s", strerror(errno));
+		return;
+	}
+	if (!tx) {
+		ioctl(fd, SIOCINQ, &q);
+		snprintf(buf, len, "data last in %u ms ago, %d B unread",
+			 ti.tcpi_last_data_recv, q);
+		return;
+	}
+	ioctl(fd, SIOCOUTQ, &q);
+	if (RING_TI_HAS(tl, tcpi_snd_wnd))
+		snprintf(wnd, sizeof(wnd), "%u B", ti.tcpi_snd_wnd);
+	snprintf(buf, len,
+		 "%d B queued, %u segments unacknowledged, peer's window %s, %u RTO retransmissions in a row (RTO now %u ms), %u segments retransmitted in all",
+		 q, ti.tcpi_unacked, wnd, ti.tcpi_retransmits,
+		 ti.tcpi_rto / 1000, ti.tcpi_total_retrans);
+}
+
+/*
+ * poll() timed out: say who we wait for. Receiving, the left neighbour
+ * sends nothing; with data to send, the right takes nothing; often both,
+ * and the TCP state tells which is the cause.
+ */
+static int ring_stalled(const struct ring_op *ro, int tx_wait, char *err,
+			size_t errlen)
 {
 	const struct optinc_ring *r = ro->r;
-	int rx = ro->r_step < ro->steps;
-	int peer = rx ? ring_left_of(r) : ring_right_of(r);
-	char ip[INET_ADDRSTRLEN];
+	int rx = ro->r_step < ro->steps, left = ring_left_of(r);
+	int right = ring_right_of(r);
+	char lip[INET_ADDRSTRLEN], rip[INET_ADDRSTRLEN], who[128];
+	char in[64], out[192];
 
+	ring_ip(r, left, lip);
+	ring_ip(r, right, rip);
+	if (rx && tx_wait)
+		snprintf(who, sizeof(who), "rank %d (%s) sends nothing, rank %d (%s) takes nothing",
+			 left, lip, right, rip);
+	else if (rx)
+		snprintf(who, sizeof(who), "rank %d (%s) sends nothing",
+			 left, lip);
+	else
+		snprintf(who, sizeof(who), "rank %d (%s) takes nothing",
+			 right, rip);
+	ring_tcp_state(r->left, 0, in, sizeof(in));
+	ring_tcp_state(r->right, 1, out, sizeof(out));
 	return ring_fail(err, errlen, OPTINC_ERR_TIMEOUT,
-			 "ring: rank %d: no progress for %u ms in step %u of %u: rank %d (%s) %s",
-			 r->rank, r->timeout_ms, rx ? ro->r_step + 1 : ro->s_step + 1,
-			 ro->steps, peer, ring_ip(r, peer, ip),
-			 rx ? "sends nothing" : "takes nothing");
+			 "ring: rank %d: no progress for %u ms in step %u of %u: %s (TCP from rank %d: %s; to rank %d: %s)",
+			 r->rank, r->timeout_ms,
+			 rx ? ro->r_step + 1 : ro->s_step + 1, ro->steps, who,
+			 left, in, right, out);
 }
 
 static int ring_run(struct ring_op *ro, char *err, size_t errlen)
@@ -650,7 +711,7 @@ static int ring_run(struct ring_op *ro, char *err, size_t errlen)
 					 "ring: rank %d: poll: %s", r->rank,
 					 strerror(errno));
 		if (ret == 0)
-			return ring_stalled(ro, err, errlen);
+			return ring_stalled(ro, pfd[0].fd >= 0, err, errlen);
 		if (pfd[1].revents) {
 			ret = ring_recv_some(ro, err, errlen);
 			if (ret < 0)

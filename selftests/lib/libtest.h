@@ -18,7 +18,7 @@ struct rank_run {
 	struct optinc_comm *comm;
 	int create_ret;		/* optinc_comm_create()'s result */
 	int ret;		/* create_ret, or @fn's result */
-	char msg[256];		/* errmsg of a failure */
+	char msg[512];		/* errmsg of a failure */
 	struct optinc_comm_stats st;	/* after @fn */
 	pthread_t thr;
 	int started;

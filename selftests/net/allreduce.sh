@@ -90,6 +90,9 @@ run_case() {
 		-c "$count" -t "$type" -o "$op" -s "$seed" >/dev/null 2>&1
 	echo "# $((SECONDS - t0)) s; rank 0: $(grep -h '^rank .* time' "$dir/rank0.log")"
 	grep -h -E "over the bound|wrong|FAIL|allreduce|comm_create" "$dir"/rank0.log | sed 's/^/# rank 0: /'
+	# a failure shows on every rank; the first to fail says why
+	all_pass "$dir" "$n" || grep -E "FAIL|allreduce|comm_create" "$dir"/rank[1-9]*.log |
+		sed 's|^.*/rank\([0-9]*\)\.log:|# rank \1: |'
 	ok_if "$tb: $what: every rank within the bound (seed $seed)" all_pass "$dir" "$n"
 	ok_if "$tb: $what: all ranks bit-identical" all_same "$dir" "$n"
 	if [ "$algo" = ring ]; then
