@@ -578,7 +578,8 @@ static int ring_recv_some(struct ring_op *ro, char *err, size_t errlen)
 				 "ring: rank %d: receiving from left neighbour rank %d (%s): %s",
 				 r->rank, ring_left_of(r),
 				 ring_ip(r, ring_left_of(r), ip),
-				 n ? strerror(errno) : "connection closed");
+				 n ? strerror(errno) :
+				 "connection closed (it gave up or exited: its own message says why)");
 	r->st.bytes_rcvd += n;
 	ro->r_off += n;
 	if (!scatter) {
