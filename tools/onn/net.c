@@ -12,6 +12,16 @@
 
 #include "train.h"
 
+/* Floats in a layer's one allocation, which its arrays share. */
+static size_t net_layer_floats(const struct optinc_onn_tlayer *y)
+{
+	size_t wn = (size_t)y->in * y->out;
+
+	/* w gw mw vw u du: 6 x wn; b gb mb vb: 4 x out; d gd md vd: 4 x
+	 * (in + out), since d holds nblocks * k = max(in, out) values */
+	return wn * 6 + (size_t)y->out * 4 + 4 * (size_t)(y->in + y->out);
+}
+
 int optinc_onn_net_alloc(struct optinc_onn_net *n,
 			 const struct optinc_onn_cfg *c)
 {
@@ -31,9 +41,7 @@ int optinc_onn_net_alloc(struct optinc_onn_net *n,
 		y->in = c->size[l];
 		y->out = o;
 		y->k = optinc_onn_block_k(y->in, o);
-		/* d holds nblocks * k = max(in, out) values: in + out is room */
-		y->w = calloc(wn * 6 + (size_t)o * 4 + 4 * (y->in + o),
-			      sizeof(float));
+		y->w = calloc(net_layer_floats(y), sizeof(float));
 		if (!y->w)
 			return -ENOMEM;
 		y->gw = y->w + wn;
@@ -59,6 +67,25 @@ int optinc_onn_net_alloc(struct optinc_onn_net *n,
 	n->delta2 = calloc((size_t)n->batch * n->width, sizeof(float));
 	n->scratch = calloc((size_t)2 * n->width * n->width, sizeof(float));
 	return n->delta && n->delta2 && n->scratch ? 0 : -ENOMEM;
+}
+
+/**
+ * optinc_onn_net_copy() - the state of every layer of @src into @dst
+ * @dst: a network allocated for the same configuration
+ * @src: the network to copy
+ *
+ * Weights, biases, Sigma, U, Adam's moments and Adam's step: @dst then
+ * evaluates and exports as @src did (train --keep-best).
+ */
+void optinc_onn_net_copy(struct optinc_onn_net *dst,
+			 const struct optinc_onn_net *src)
+{
+	unsigned int l;
+
+	for (l = 0; l < src->nl; l++)
+		memcpy(dst->l[l].w, src->l[l].w,
+		       net_layer_floats(&src->l[l]) * sizeof(float));
+	dst->step = src->step;
 }
 
 void optinc_onn_net_free(struct optinc_onn_net *n)

@@ -40,6 +40,10 @@ struct trainer {
 	unsigned int noise_every;	/* steps between two noise draws */
 	double avg_dt;			/* smoothed seconds per epoch */
 	int resume;
+	int keep_best;			/* write the best stage-2 epoch's network */
+	struct optinc_onn_net best;	/* ... kept here (keep_best) */
+	uint32_t best_wrong;		/* its wrong count; UINT32_MAX: none */
+	unsigned int best_epoch;
 };
 
 static double train_now(void)
@@ -241,6 +245,11 @@ static int train_one(struct trainer *tr, unsigned int e, double *dt)
 	if (err)
 		return err;
 	shown = train_epoch_end(tr, e, stage, &ev);
+	if (stage == 2 && tr->keep_best && ev.wrong < tr->best_wrong) {
+		optinc_onn_net_copy(&tr->best, &tr->net);
+		tr->best_wrong = ev.wrong;
+		tr->best_epoch = e + 1;
+	}
 	*dt = train_now() - t0;
 	tr->prog.seconds += *dt;
 	tr->avg_dt = tr->avg_dt ? 0.9 * tr->avg_dt + 0.1 * *dt : *dt;
@@ -330,6 +339,9 @@ static void train_usage(FILE *f)
 		"  --resume                continue from the checkpoint if there is one (stage-2\n"
 		"                          length, rate, margins, slack and noise may differ)\n"
 		"  --stop-after E          checkpoint after epoch E and exit (to resume later)\n"
+		"  --keep-best             write the network of the stage-2 epoch with the\n"
+		"                          fewest wrong points of this run (since the resume),\n"
+		"                          not the last one's\n"
 		"  --noise SIGMA           stage 2: train the blocks as realised with MZI phase\n"
 		"                          noise SIGMA rad (0; may change on resume)\n"
 		"  --noise-every S         a new noise draw every S steps (16)\n");
@@ -340,6 +352,7 @@ enum {
 	OPT_SLACK, OPT_LR1, OPT_LR2, OPT_LREND, OPT_M1, OPT_M2, OPT_STOP, OPT_PEVERY,
 	OPT_PITERS, OPT_EVAL, OPT_CKPT, OPT_CKEVERY, OPT_RESUME, OPT_STOP_AFTER,
 	OPT_SINV, OPT_SLOW, OPT_SWEIGHTS, OPT_RETRACT, OPT_GAIN, OPT_NOISE, OPT_NOISE_EVERY,
+	OPT_KEEP_BEST,
 };
 
 static const struct option train_opts[] = {
@@ -365,6 +378,7 @@ static const struct option train_opts[] = {
 	{ "checkpoint", required_argument, NULL, OPT_CKPT },
 	{ "checkpoint-every", required_argument, NULL, OPT_CKEVERY },
 	{ "resume", no_argument, NULL, OPT_RESUME },
+	{ "keep-best", no_argument, NULL, OPT_KEEP_BEST },
 	{ "stop-after", required_argument, NULL, OPT_STOP_AFTER },
 	{ "s-invariant", no_argument, NULL, OPT_SINV },
 	{ "s-low", required_argument, NULL, OPT_SLOW },
@@ -382,6 +396,7 @@ static void train_defaults(struct trainer *tr)
 	struct optinc_onn_cfg *c = &tr->cfg;
 
 	memset(tr, 0, sizeof(*tr));
+	tr->best_wrong = UINT32_MAX;
 	c->bits = 8;
 	c->seed = 1;
 	c->batch = 1024;
@@ -514,6 +529,7 @@ static int train_parse(struct trainer *tr, int argc, char **argv,
 		case OPT_APPROX: *approx = optarg; break;
 		case OPT_CKPT: tr->ckpt = optarg; break;
 		case OPT_RESUME: tr->resume = 1; break;
+		case OPT_KEEP_BEST: tr->keep_best = 1; break;
 		case OPT_SINV: tr->cfg.s_invariant = -1; break;	/* all: B/2 */
 		case OPT_SWEIGHTS:
 			tr->cfg.s_uniform = !strcmp(optarg, "uniform");
@@ -602,6 +618,8 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 				   tr->cfg.s_uniform);
 	if (!err)
 		err = optinc_onn_net_alloc(&tr->net, &tr->cfg);
+	if (!err && tr->keep_best)
+		err = optinc_onn_net_alloc(&tr->best, &tr->cfg);
 	tr->perm = malloc(sizeof(uint32_t) * tr->data.n);
 	tr->tbatch = malloc((size_t)tr->cfg.batch * tr->data.out);
 	tr->wbatch = malloc(sizeof(float) * tr->cfg.batch);
@@ -641,6 +659,7 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 static void train_teardown(struct trainer *tr)
 {
 	optinc_onn_net_free(&tr->net);
+	optinc_onn_net_free(&tr->best);
 	optinc_onn_data_free(&tr->data);
 	free(tr->perm);
 	free(tr->tbatch);
@@ -656,6 +675,12 @@ static int train_finish(struct trainer *tr)
 	int ret;
 
 	optinc_onn_net_eval(&tr->net, &tr->data, &ev, NULL, 0);
+	if (tr->best_wrong < ev.wrong) {
+		printf("keeping epoch %u's network (%u wrong; the last epoch's: %u)\n",
+		       tr->best_epoch, tr->best_wrong, ev.wrong);
+		optinc_onn_net_copy(&tr->net, &tr->best);
+		optinc_onn_net_eval(&tr->net, &tr->data, &ev, NULL, 0);
+	}
 	printf("trained %u epochs in %.1f s (%.3f s/epoch): %u of %u points wrong, margin %+.3f\n",
 	       tr->prog.epoch, tr->prog.seconds,
 	       tr->prog.epoch ? tr->prog.seconds / tr->prog.epoch : 0.0,

@@ -86,6 +86,8 @@ void optinc_onn_data_free(struct optinc_onn_data *d);
 int optinc_onn_net_alloc(struct optinc_onn_net *n,
 			 const struct optinc_onn_cfg *c);
 void optinc_onn_net_free(struct optinc_onn_net *n);
+void optinc_onn_net_copy(struct optinc_onn_net *dst,
+			 const struct optinc_onn_net *src);
 void optinc_onn_net_init(struct optinc_onn_net *n, uint64_t seed,
 			 const float *align, unsigned int low, float in_max);
 void optinc_onn_net_forward(struct optinc_onn_net *n, unsigned int rows);
