@@ -66,13 +66,14 @@ ONN_TRAIN_N4_2 := -N 4 --seed 1 --epochs1 0 --epochs2 800 --batch 256 --lr2 1e-3
 # N = 8, layers 2-7 as blocks (Table I), our best training so far (not
 # exact, so not shipped: Documentation/onn.md, section 8): 5,000 epochs
 # with the first layer along S, then 3,000 with it along S_3 = s_0 + 4 s_1
-# + 16 s_2 (--s-low 3), the cosine of the whole 8,000 epochs. About 2
-# hours on one core here; the model and its log go to $(O)/models.
+# + 16 s_2 (--s-low 3), the cosine of the whole 8,000 epochs; phase 2
+# writes its best epoch (--keep-best). About 2 hours on one core here;
+# the model and its log go to $(O)/models.
 ONN_PHASES_N8T := 1 2
 ONN_TRAIN_N8T_1 := -N 8 --approx 2-7 --seed 1 --s-invariant --input-gain 8 \
 		   --epochs1 0 --epochs2 5000 --batch 256 --lr2 2e-3
 ONN_TRAIN_N8T_2 := -N 8 --approx 2-7 --seed 1 --s-low 3 --input-gain 8 \
-		   --epochs1 0 --epochs2 8000 --batch 256 --lr2 1.5e-4
+		   --epochs1 0 --epochs2 8000 --batch 256 --lr2 1.5e-4 --keep-best
 
 # the last step of a model's recipe on FILE (no .onn): its table, which an
 # exact model must give, or the accuracy of one that is not (verify's
