@@ -554,69 +554,6 @@ static void ring_reduce(struct ring_op *ro, size_t n)
 	}
 }
 
-static int ring_recv_some(struct ring_op *ro, char *err, size_t errlen)
-{
-	struct optinc_ring *r = ro->r;
-	size_t want = ring_step_bytes(ro, ro->r_step, 1) - ro->r_off;
-	int scatter = ro->r_step < (unsigned int)r->size - 1;
-	char ip[INET_ADDRSTRLEN], *dst;
-	size_t room, nel;
-	ssize_t n;
-
-	if (scatter) {
-		dst = (char *)r->stage + ro->staged;
-		room = RING_CHUNK - ro->staged;
-	} else {
-		dst = ring_step_ptr(ro, ro->r_step, 1) + ro->r_off;
-		room = RING_CHUNK;
-	}
-	n = recv(r->left, dst, want < room ? want : room, 0);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return 0;
-	if (n <= 0)
-		return ring_fail(err, errlen, OPTINC_ERR_SYSTEM,
-				 "ring: rank %d: receiving from left neighbour rank %d (%s): %s",
-				 r->rank, ring_left_of(r),
-				 ring_ip(r, ring_left_of(r), ip),
-				 n ? strerror(errno) :
-				 "connection closed (it gave up or exited: its own message says why)");
-	r->st.bytes_rcvd += n;
-	ro->r_off += n;
-	if (!scatter) {
-		ro->r_ready = ro->r_off;
-		return 0;
-	}
-	ro->staged += n;
-	nel = ro->staged / ro->es;
-	ring_reduce(ro, nel);
-	ro->r_ready += nel * ro->es;
-	ro->staged -= nel * ro->es;
-	memmove(r->stage, (char *)r->stage + nel * ro->es, ro->staged);
-	return 0;
-}
-
-static int ring_send_some(struct ring_op *ro, char *err, size_t errlen)
-{
-	struct optinc_ring *r = ro->r;
-	size_t len = ring_send_avail(ro) - ro->s_off;
-	char ip[INET_ADDRSTRLEN];
-	ssize_t n;
-
-	n = send(r->right, ring_step_ptr(ro, ro->s_step, 0) + ro->s_off,
-		 len < RING_CHUNK ? len : RING_CHUNK, MSG_NOSIGNAL);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return 0;
-	if (n < 0)
-		return ring_fail(err, errlen, OPTINC_ERR_SYSTEM,
-				 "ring: rank %d: sending to right neighbour rank %d (%s): %s",
-				 r->rank, ring_right_of(r),
-				 ring_ip(r, ring_right_of(r), ip),
-				 strerror(errno));
-	r->st.bytes_sent += n;
-	ro->s_off += n;
-	return 0;
-}
-
 /* Whether TCP_INFO filled in @field (older kernels fill in less). */
 #define RING_TI_HAS(len, field)						\
 	((len) >= offsetof(struct tcp_info, field) +			\
@@ -653,6 +590,83 @@ static void ring_tcp_state(int fd, int tx, char *buf, size_t len)
 		 "%d B queued, %u segments unacknowledged, peer's window %s, %u RTO retransmissions in a row (RTO now %u ms), %u segments retransmitted in all",
 		 q, ti.tcpi_unacked, wnd, ti.tcpi_retransmits,
 		 ti.tcpi_rto / 1000, ti.tcpi_total_retrans);
+}
+
+/*
+ * The left neighbour closed, or recv() failed. A neighbour that gave up
+ * first closes; where it was stuck, this rank's own sending may tell.
+ */
+static int ring_recv_failed(const struct optinc_ring *r, ssize_t n, int e,
+			    char *err, size_t errlen)
+{
+	char ip[INET_ADDRSTRLEN], out[192];
+
+	ring_tcp_state(r->right, 1, out, sizeof(out));
+	return ring_fail(err, errlen, OPTINC_ERR_SYSTEM,
+			 "ring: rank %d: receiving from left neighbour rank %d (%s): %s (TCP to rank %d: %s)",
+			 r->rank, ring_left_of(r),
+			 ring_ip(r, ring_left_of(r), ip),
+			 n ? strerror(e) :
+			 "connection closed: it gave up or exited, its own message says why",
+			 ring_right_of(r), out);
+}
+
+static int ring_recv_some(struct ring_op *ro, char *err, size_t errlen)
+{
+	struct optinc_ring *r = ro->r;
+	size_t want = ring_step_bytes(ro, ro->r_step, 1) - ro->r_off;
+	int scatter = ro->r_step < (unsigned int)r->size - 1;
+	char *dst;
+	size_t room, nel;
+	ssize_t n;
+
+	if (scatter) {
+		dst = (char *)r->stage + ro->staged;
+		room = RING_CHUNK - ro->staged;
+	} else {
+		dst = ring_step_ptr(ro, ro->r_step, 1) + ro->r_off;
+		room = RING_CHUNK;
+	}
+	n = recv(r->left, dst, want < room ? want : room, 0);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0)
+		return ring_recv_failed(r, n, errno, err, errlen);
+	r->st.bytes_rcvd += n;
+	ro->r_off += n;
+	if (!scatter) {
+		ro->r_ready = ro->r_off;
+		return 0;
+	}
+	ro->staged += n;
+	nel = ro->staged / ro->es;
+	ring_reduce(ro, nel);
+	ro->r_ready += nel * ro->es;
+	ro->staged -= nel * ro->es;
+	memmove(r->stage, (char *)r->stage + nel * ro->es, ro->staged);
+	return 0;
+}
+
+static int ring_send_some(struct ring_op *ro, char *err, size_t errlen)
+{
+	struct optinc_ring *r = ro->r;
+	size_t len = ring_send_avail(ro) - ro->s_off;
+	char ip[INET_ADDRSTRLEN];
+	ssize_t n;
+
+	n = send(r->right, ring_step_ptr(ro, ro->s_step, 0) + ro->s_off,
+		 len < RING_CHUNK ? len : RING_CHUNK, MSG_NOSIGNAL);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n < 0)
+		return ring_fail(err, errlen, OPTINC_ERR_SYSTEM,
+				 "ring: rank %d: sending to right neighbour rank %d (%s): %s",
+				 r->rank, ring_right_of(r),
+				 ring_ip(r, ring_right_of(r), ip),
+				 strerror(errno));
+	r->st.bytes_sent += n;
+	ro->s_off += n;
+	return 0;
 }
 
 /*
