@@ -113,7 +113,8 @@ static int run_stall(struct stall_rank *s)
 			ok = 0;
 	}
 	for (r = 0; ok && r < RANKS; r++)
-		ok = !pthread_create(&thr[r], NULL, stall_thread, &s[r]);
+		if (pthread_create(&thr[r], NULL, stall_thread, &s[r]))
+			ok = 0, r--;	/* join only the threads made */
 	while (r-- > 0)
 		pthread_join(thr[r], NULL);
 	for (r = 0; r < RANKS; r++) {

@@ -7,7 +7,8 @@
 # was: the same wrong count after an epoch at a vanishing rate) but not
 # with a higher one or from a network that sees every input; K = 1, K > B/2
 # and an approximated first layer are refused by name, and so is a value
-# that is not a number (here and in the other numeric options). TAP output.
+# that is not a number or is out of range (here and in the other numeric
+# options). TAP output.
 . "$(dirname "$0")/lib.sh"
 
 begin 11 slow
@@ -69,9 +70,12 @@ rc=$?
 out2=$("$ONN" train $args --s-low 3 --lr2 1e-3e --epochs2 1 -o "$dir/i.onn" 2>&1)
 rc2=$?
 out3=$("$ONN" train $args --s-low 3 --seed -1 --epochs2 1 -o "$dir/i.onn" 2>&1)
-[ $? -ne 0 ] && [ $rc -ne 0 ] && [ $rc2 -ne 0 ] && [ ! -e "$dir/i.onn" ] &&
+rc3=$?
+out4=$("$ONN" train $args --s-low 3 --epochs2 5000000000 -o "$dir/i.onn" 2>&1)
+[ $? -ne 0 ] && [ $rc -ne 0 ] && [ $rc2 -ne 0 ] && [ $rc3 -ne 0 ] && [ ! -e "$dir/i.onn" ] &&
 	echo "$out" | grep -q -- "--s-low '3x': not a count" &&
 	echo "$out2" | grep -q -- "--lr2 '1e-3e': not a number" &&
-	echo "$out3" | grep -q -- "--seed '-1': not a count"
-tap_result $? "values that are not numbers are refused: $out / $out2 / $out3"
+	echo "$out3" | grep -q -- "--seed '-1': not a count" &&
+	echo "$out4" | grep -q -- "--epochs2 '5000000000': out of range"
+tap_result $? "values that are not numbers, or too large, are refused: $out / $out2 / $out3 / $out4"
 tap_end

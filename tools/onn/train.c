@@ -12,8 +12,10 @@
  * Shuffles depend only on (seed, epoch), so a run resumed from a
  * checkpoint is bit-identical to one never stopped.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -418,7 +420,6 @@ static void train_defaults(struct trainer *tr)
 	tr->noise_every = 16;
 }
 
-/* Options that only set a number; returns 1 when @opt was one of them. */
 /*
  * Store numeric option @opt (@u or @f, as parsed from its value): 1, or 0
  * if it is not one.
@@ -485,26 +486,32 @@ static void train_opt_name(int opt, char *buf, size_t len)
 /*
  * A numeric option: 1 when @opt is one and @arg was taken, 0 when @opt is
  * not one, -EINVAL (named on stderr) when @arg is not a number of its
- * kind (a count: digits only, no sign).
+ * kind (a count: digits only, no sign or space) or out of range.
  */
 static int train_number_opt(struct trainer *tr, int opt, const char *arg)
 {
-	char *eu, *ef, name[32];
-	int real = train_real_opt(opt);
+	char *eu = NULL, *ef = NULL, name[32];
+	int real = train_real_opt(opt), range;
 	unsigned long u;
 	float f;
 
 	if (!arg)
 		return 0;
-	u = strtoul(arg, &eu, 0);
-	f = strtof(arg, &ef);
+	errno = 0;
+	if (real)
+		f = strtof(arg, &ef), u = 0;
+	else
+		u = strtoul(arg, &eu, 0), f = 0;
+	/* counts are stored in unsigned int, the seed in 64 bits */
+	range = errno == ERANGE || (!real && opt != OPT_SEED && u > UINT_MAX);
 	if (!train_number_set(tr, opt, u, f, arg))
 		return 0;
-	if (real ? ef != arg && !*ef : eu != arg && !*eu && *arg != '-')
+	if (!range && (real ? ef != arg && !*ef :
+			      isdigit((unsigned char)*arg) && !*eu))
 		return 1;
 	train_opt_name(opt, name, sizeof(name));
-	fprintf(stderr, "optinc-onn: train: %s '%s': not a %s\n", name, arg,
-		real ? "number" : "count");
+	fprintf(stderr, "optinc-onn: train: %s '%s': %s\n", name, arg,
+		range ? "out of range" : real ? "not a number" : "not a count");
 	return -EINVAL;
 }
 
