@@ -32,7 +32,7 @@ $(TABLE_INJECT): $(O)/tools/demo/table_inject.o $(CORE_LIB)
 $(O)/selftests/demo/ring_test.o: EXTRA_CFLAGS += -I$(O)/kselftest
 $(O)/selftests/demo/ring_test.o: $(O)/kselftest/kselftest_harness.h
 
-$(RING_TEST): $(O)/selftests/demo/ring_test.o $(O)/lib/ring.o
+$(RING_TEST): $(O)/selftests/demo/ring_test.o $(O)/lib/ring.o $(O)/lib/log.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 

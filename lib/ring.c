@@ -18,6 +18,7 @@
 #include <linux/tcp.h>	/* its tcp_info has the peer's window */
 
 #include <optinc/optinc.h>
+#include "internal.h"
 #include "ring.h"
 
 #define RING_MAGIC	0x4f524e47u	/* "ORNG" */
@@ -67,6 +68,9 @@ struct ring_op {
 	size_t r_off;		/* bytes of the step received */
 	size_t r_ready;		/* bytes of the step final in buf */
 	size_t staged;		/* bytes in r->stage */
+	uint64_t last_ms;	/* when the call last moved data */
+	unsigned int wait_ms;	/* its longest time without, and in which */
+	unsigned int wait_step;	/* step (1-based) it ended */
 };
 
 static int ring_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
@@ -703,16 +707,59 @@ static int ring_stalled(const struct ring_op *ro, int tx_wait, char *err,
 			 left, in, right, out);
 }
 
+/* The time since the call last moved data, if it is its longest yet. */
+static void ring_waited(struct ring_op *ro)
+{
+	uint64_t now = ring_now_ms(), w = now - ro->last_ms;
+
+	if (w > ro->wait_ms) {
+		ro->wait_ms = w > UINT32_MAX ? UINT32_MAX : (unsigned int)w;
+		ro->wait_step = (ro->r_step < ro->steps ? ro->r_step :
+				 ro->s_step) + 1;
+	}
+	ro->last_ms = now;
+}
+
+/*
+ * A call that came within half its timeout of failing says so, the first
+ * time and whenever it waited longer than any call before on this ring,
+ * so that a job learns of it before it fails. Two causes are usual: a
+ * neighbour that entered the call late (a straggler), and TCP on a lossy
+ * network, whose retransmission timeout doubles with each loss in a row
+ * (5 % loss each way through the switch gave waits of 0.2 to 4 s in most
+ * calls; Documentation/reliability.md, "The ring on a lossy network").
+ */
+static void ring_done(struct ring_op *ro)
+{
+	struct optinc_ring *r = ro->r;
+
+	if (ro->wait_ms > r->timeout_ms / 2 &&
+	    ro->wait_ms > r->st.longest_wait_ms)
+		optinc_log(OPTINC_LOG_WARN,
+			   "ring: rank %d: a call waited %u ms for its neighbours (step %u of %u), more than half of its %u ms timeout: a late rank, or TCP backing off its retransmissions on a lossy network; OPTINC_TIMEOUT_MS raises the timeout",
+			   r->rank, ro->wait_ms, ro->wait_step, ro->steps,
+			   r->timeout_ms);
+	else
+		optinc_log(OPTINC_LOG_DEBUG,
+			   "ring: rank %d: call done; its longest wait %u ms, in step %u of %u",
+			   r->rank, ro->wait_ms, ro->wait_step, ro->steps);
+	if (ro->wait_ms > r->st.longest_wait_ms)
+		r->st.longest_wait_ms = ro->wait_ms;
+}
+
 static int ring_run(struct ring_op *ro, char *err, size_t errlen)
 {
 	struct optinc_ring *r = ro->r;
 	struct pollfd pfd[2];
 	int ret;
 
+	ro->last_ms = ring_now_ms();
 	for (;;) {
 		ring_advance(ro);
-		if (ro->s_step == ro->steps && ro->r_step == ro->steps)
+		if (ro->s_step == ro->steps && ro->r_step == ro->steps) {
+			ring_done(ro);
 			return 0;
+		}
 		pfd[0].fd = ro->s_step < ro->steps &&
 			    ring_send_avail(ro) > ro->s_off ? r->right : -1;
 		pfd[0].events = POLLOUT;
@@ -727,6 +774,7 @@ static int ring_run(struct ring_op *ro, char *err, size_t errlen)
 					 strerror(errno));
 		if (ret == 0)
 			return ring_stalled(ro, pfd[0].fd >= 0, err, errlen);
+		ring_waited(ro);
 		if (pfd[1].revents) {
 			ret = ring_recv_some(ro, err, errlen);
 			if (ret < 0)

@@ -17,6 +17,8 @@ struct optinc_ring_stats {
 	uint64_t calls;
 	uint64_t bytes_sent;
 	uint64_t bytes_rcvd;
+	uint64_t longest_wait_ms;	/* a call's longest time without
+					 * progress, over all calls */
 };
 
 /**

@@ -4,8 +4,11 @@
  * ranks as threads on 127.0.0.1: what a stalled ring says. One rank opens
  * the ring and then neither sends nor reads; its neighbours must time out
  * after their timeout_ms naming it, with the kernel's view of each connection
- * (lost segments, a closed window, or silence) in the message.
+ * (lost segments, a closed window, or silence) in the message. And a rank
+ * that comes late: the call completes, and its neighbours, having waited
+ * for more than half their timeout, say so once.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +128,98 @@ static int run_stall(struct stall_rank *s)
 	return ok && !s[1].ret;
 }
 
+/* The straggler: rank 1 enters the first of two calls LATE_MS late. */
+#define LATE_MS		1300
+#define LATE_TIMEOUT_MS	2000
+#define LATE_COUNT	3001
+
+struct late_rank {
+	int rank;
+	unsigned int port;
+	int ret[2];
+	float x[LATE_COUNT];
+	struct optinc_ring_stats st[2];
+	char msg[512];
+};
+
+static void *late_thread(void *arg)
+{
+	struct late_rank *s = arg;
+	struct optinc_ring *ring;
+	size_t i;
+	int c;
+
+	s->ret[0] = optinc_ring_open(&ring, s->rank, RANKS, PEERS, s->port,
+				     LATE_TIMEOUT_MS, s->msg, sizeof(s->msg));
+	if (s->ret[0])
+		return NULL;
+	for (c = 0; c < 2; c++) {
+		for (i = 0; i < LATE_COUNT; i++)
+			s->x[i] = (float)(s->rank + 1 + c);
+		if (s->rank == 1 && !c)
+			usleep(LATE_MS * 1000);
+		s->ret[c] = optinc_ring_allreduce(ring, s->x, s->x, LATE_COUNT,
+						  OPTINC_FLOAT32, OPTINC_SUM,
+						  s->msg, sizeof(s->msg));
+		for (i = 0; !s->ret[c] && i < LATE_COUNT; i++)
+			if (s->x[i] != 6 + 3 * c)
+				s->ret[c] = -1000;
+		optinc_ring_get_stats(ring, &s->st[c]);
+	}
+	optinc_ring_close(ring);
+	return NULL;
+}
+
+/* Both calls on every rank; the library's stderr (its log) into @log. */
+static int run_late(struct late_rank *s, char *log, size_t loglen)
+{
+	char path[] = "/tmp/lib_ring.XXXXXX";
+	pthread_t thr[RANKS];
+	int r, fd, saved, ok = 1;
+	ssize_t n;
+
+	fd = mkstemp(path);
+	saved = dup(STDERR_FILENO);
+	if (fd < 0 || saved < 0)
+		return 0;
+	unlink(path);
+	fflush(stderr);
+	dup2(fd, STDERR_FILENO);
+	for (r = 0; r < RANKS; r++)
+		s[r] = (struct late_rank){ .rank = r,
+			.port = 20000 + (getpid() + 5011) % 12000 };
+	for (r = 0; ok && r < RANKS; r++)
+		if (pthread_create(&thr[r], NULL, late_thread, &s[r]))
+			ok = 0, r--;
+	while (r-- > 0)
+		pthread_join(thr[r], NULL);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = pread(fd, log, loglen - 1, 0);
+	close(fd);
+	log[n > 0 ? n : 0] = 0;
+	for (r = 0; r < RANKS; r++) {
+		tap_diag("rank %d: %d %d, longest wait %llu then %llu ms %s", r,
+			 s[r].ret[0], s[r].ret[1],
+			 (unsigned long long)s[r].st[0].longest_wait_ms,
+			 (unsigned long long)s[r].st[1].longest_wait_ms,
+			 s[r].msg);
+		ok = ok && !s[r].ret[0] && !s[r].ret[1];
+	}
+	tap_diag("its log: %s", log);
+	return ok;
+}
+
+/* Lines of @log with @key in them. */
+static int lines_with(const char *log, const char *key)
+{
+	int n = 0;
+
+	for (; (log = strstr(log, key)); log += strlen(key))
+		n++;
+	return n;
+}
+
 /* Within timeout_ms of its last progress, give or take the scheduler. */
 static int in_time(const struct stall_rank *s)
 {
@@ -136,11 +231,13 @@ static int in_time(const struct stall_rank *s)
 int main(void)
 {
 	struct stall_rank s[RANKS];
+	static struct late_rank l[RANKS];
 	const char *m0 = s[0].msg, *m2 = s[2].msg;
+	char log[4096];
 	int ran;
 
 	ranks_clear_env();
-	tap_plan(3);
+	tap_plan(5);
 	ran = run_stall(s);
 	/*
 	 * Rank 0 sends to rank 1: its step 0 fills rank 1's receive buffer
@@ -161,5 +258,19 @@ int main(void)
 	       num_after(m0, "(RTO now ") >= 200 &&
 	       num_after(m0, "(RTO now ") <= 120000,
 	       "... on loopback no RTO retransmission; the RTO in ms, within the kernel's bounds");
+
+	ran = run_late(l, log, sizeof(log));
+	/* rank 2 waits for rank 1's data, rank 0 for rank 2's */
+	tap_ok(ran && l[2].st[0].longest_wait_ms >= LATE_MS - 100 &&
+	       l[2].st[0].longest_wait_ms < LATE_TIMEOUT_MS &&
+	       l[0].st[0].longest_wait_ms >= LATE_MS - 100 &&
+	       l[2].st[1].longest_wait_ms == l[2].st[0].longest_wait_ms,
+	       "a rank %d ms late into a call: the call completes on every rank, its neighbours' longest wait counted", LATE_MS);
+	tap_ok(ran && lines_with(log, "ring: rank 2: a call waited ") == 1 &&
+	       lines_with(log, "ring: rank 0: a call waited ") == 1 &&
+	       lines_with(log, "a call waited ") == 2 &&
+	       strstr(log, "(step 1 of 4), more than half of its 2000 ms timeout: a late rank, or TCP backing off") &&
+	       strstr(log, "OPTINC_TIMEOUT_MS raises the timeout"),
+	       "... each of them warns once, naming the step and its timeout; the next, prompt call warns no more");
 	return tap_done();
 }
