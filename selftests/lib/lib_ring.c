@@ -8,7 +8,6 @@
  * that comes late: the call completes, and its neighbours, having waited
  * for more than half their timeout, say so once.
  */
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,16 +172,20 @@ static void *late_thread(void *arg)
 /* Both calls on every rank; the library's stderr (its log) into @log. */
 static int run_late(struct late_rank *s, char *log, size_t loglen)
 {
-	char path[] = "/tmp/lib_ring.XXXXXX";
+	char path[] = "/tmp/lib_ring.XXXXXX", *p, *e;
 	pthread_t thr[RANKS];
 	int r, fd, saved, ok = 1;
 	ssize_t n;
 
 	fd = mkstemp(path);
-	saved = dup(STDERR_FILENO);
-	if (fd < 0 || saved < 0)
+	if (fd < 0)
 		return 0;
 	unlink(path);
+	saved = dup(STDERR_FILENO);
+	if (saved < 0) {
+		close(fd);
+		return 0;
+	}
 	fflush(stderr);
 	dup2(fd, STDERR_FILENO);
 	for (r = 0; r < RANKS; r++)
@@ -206,7 +209,10 @@ static int run_late(struct late_rank *s, char *log, size_t loglen)
 			 s[r].msg);
 		ok = ok && !s[r].ret[0] && !s[r].ret[1];
 	}
-	tap_diag("its log: %s", log);
+	for (p = log; *p; p = *e ? e + 1 : e) {
+		e = strchrnul(p, '\n');
+		tap_diag("its log: %.*s", (int)(e - p), p);
+	}
 	return ok;
 }
 
