@@ -481,7 +481,7 @@ int optinc_onn_net_manifold(struct optinc_onn_net *n,
  * Loss-free pass over the whole domain: wrong points, the worst margin
  * (distance of an output inside its target symbol's interval, negative
  * when wrong) and, when @active is not NULL, which points have an output
- * closer than @thresh to leaving that interval.
+ * closer than @thresh to leaving that interval (1, or 2 when wrong).
  */
 void optinc_onn_net_eval(struct optinc_onn_net *n,
 			 const struct optinc_onn_data *d,
@@ -516,7 +516,7 @@ void optinc_onn_net_eval(struct optinc_onn_net *n,
 			if (worst < st->min_margin)
 				st->min_margin = worst;
 			if (active)
-				active[i + r] = worst < thresh;
+				active[i + r] = worst < thresh ? 1 + !!bad : 0;
 		}
 	}
 }

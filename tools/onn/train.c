@@ -43,6 +43,7 @@ struct trainer {
 	double avg_dt;			/* smoothed seconds per epoch */
 	int resume;
 	int keep_best;			/* write the best stage-2 epoch's network */
+	float boost;			/* stage 2: wrong rows weigh 1 + boost */
 	struct optinc_onn_net best;	/* ... kept here (keep_best) */
 	uint32_t best_wrong;		/* its wrong count; UINT32_MAX: none */
 	unsigned int best_epoch;
@@ -93,6 +94,8 @@ static void train_gather(struct trainer *tr, uint32_t first, unsigned int rows)
 		memcpy(tr->tbatch + (size_t)r * d->out, d->t + (size_t)p * d->out,
 		       d->out);
 		tr->wbatch[r] = d->w[p];
+		if (tr->active_valid && tr->active[p] == 2)
+			tr->wbatch[r] *= 1 + tr->boost;
 	}
 }
 
@@ -346,7 +349,9 @@ static void train_usage(FILE *f)
 		"                          not the last one's\n"
 		"  --noise SIGMA           stage 2: train the blocks as realised with MZI phase\n"
 		"                          noise SIGMA rad (0; may change on resume)\n"
-		"  --noise-every S         a new noise draw every S steps (16)\n");
+		"  --noise-every S         a new noise draw every S steps (16)\n"
+		"  --boost F               stage 2: rows wrong at the last evaluation weigh\n"
+		"                          1 + F times their weight (0; not in the checkpoint)\n");
 }
 
 enum {
@@ -354,7 +359,7 @@ enum {
 	OPT_SLACK, OPT_LR1, OPT_LR2, OPT_LREND, OPT_M1, OPT_M2, OPT_STOP, OPT_PEVERY,
 	OPT_PITERS, OPT_EVAL, OPT_CKPT, OPT_CKEVERY, OPT_RESUME, OPT_STOP_AFTER,
 	OPT_SINV, OPT_SLOW, OPT_SWEIGHTS, OPT_RETRACT, OPT_GAIN, OPT_NOISE, OPT_NOISE_EVERY,
-	OPT_KEEP_BEST,
+	OPT_KEEP_BEST, OPT_BOOST,
 };
 
 static const struct option train_opts[] = {
@@ -389,6 +394,7 @@ static const struct option train_opts[] = {
 	{ "s-weights", required_argument, NULL, OPT_SWEIGHTS },
 	{ "noise", required_argument, NULL, OPT_NOISE },
 	{ "noise-every", required_argument, NULL, OPT_NOISE_EVERY },
+	{ "boost", required_argument, NULL, OPT_BOOST },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -453,6 +459,7 @@ static int train_number_set(struct trainer *tr, int opt, unsigned long u,
 	case OPT_STOP_AFTER: tr->stop_after = u; break;
 	case OPT_NOISE: c->noise = f; break;
 	case OPT_NOISE_EVERY: tr->noise_every = u; break;
+	case OPT_BOOST: tr->boost = f; break;
 	default: return 0;
 	}
 	return 1;
@@ -464,6 +471,7 @@ static int train_real_opt(int opt)
 	switch (opt) {
 	case OPT_LR1: case OPT_LR2: case OPT_LREND: case OPT_M1: case OPT_M2:
 	case OPT_STOP: case OPT_SLACK: case OPT_GAIN: case OPT_NOISE:
+	case OPT_BOOST:
 		return 1;
 	default:
 		return 0;
@@ -601,8 +609,9 @@ static int train_check(struct trainer *tr, const char *arch, const char *approx)
 	}
 	if (!c->batch || !c->retract_every || !(c->in_gain > 0) || c->epochs1 + c->epochs2 == 0 ||
 	    c->stop_margin > c->margin2 + c->slack || !tr->noise_every ||
-	    !(c->noise >= 0 && c->noise < 1)) {
-		fprintf(stderr, "optinc-onn: train: need --batch, some epochs, stop-margin <= margin2 + slack, --noise in [0, 1) and --noise-every >= 1\n");
+	    !(c->noise >= 0 && c->noise < 1) ||
+	    !(tr->boost >= 0 && tr->boost <= 1000)) {
+		fprintf(stderr, "optinc-onn: train: need --batch, some epochs, stop-margin <= margin2 + slack, --noise in [0, 1), --noise-every >= 1 and --boost in [0, 1000]\n");
 		return -EINVAL;
 	}
 	return 0;
