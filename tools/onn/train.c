@@ -43,10 +43,10 @@ struct trainer {
 	double avg_dt;			/* smoothed seconds per epoch */
 	int resume;
 	int keep_best;			/* write the best stage-2 epoch's network */
-	float boost;			/* stage 2: wrong rows weigh 1 + boost */
 	struct optinc_onn_net best;	/* ... kept here (keep_best) */
 	uint32_t best_wrong;		/* its wrong count; UINT32_MAX: none */
 	unsigned int best_epoch;
+	float boost;			/* stage 2: wrong rows weigh 1 + boost */
 };
 
 static double train_now(void)
