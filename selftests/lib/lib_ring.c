@@ -172,18 +172,18 @@ static void *late_thread(void *arg)
 /* Both calls on every rank; the library's stderr (its log) into @log. */
 static int run_late(struct late_rank *s, char *log, size_t loglen)
 {
-	char path[] = "/tmp/lib_ring.XXXXXX", *p, *e;
+	FILE *f = tmpfile();	/* unlinked already */
 	pthread_t thr[RANKS];
 	int r, fd, saved, ok = 1;
+	char *p, *e;
 	ssize_t n;
 
-	fd = mkstemp(path);
-	if (fd < 0)
+	if (!f)
 		return 0;
-	unlink(path);
+	fd = fileno(f);
 	saved = dup(STDERR_FILENO);
 	if (saved < 0) {
-		close(fd);
+		fclose(f);
 		return 0;
 	}
 	fflush(stderr);
@@ -199,7 +199,7 @@ static int run_late(struct late_rank *s, char *log, size_t loglen)
 	dup2(saved, STDERR_FILENO);
 	close(saved);
 	n = pread(fd, log, loglen - 1, 0);
-	close(fd);
+	fclose(f);
 	log[n > 0 ? n : 0] = 0;
 	for (r = 0; r < RANKS; r++) {
 		tap_diag("rank %d: %d %d, longest wait %llu then %llu ms %s", r,
