@@ -268,6 +268,14 @@ static void net_adam_vec(float *p, const float *g, float *m, float *v,
 	}
 }
 
+static void net_ema_vec(float *a, const float *p, size_t cnt, float decay)
+{
+	size_t i;
+
+	for (i = 0; i < cnt; i++)
+		a[i] = decay * a[i] + (1 - decay) * p[i];
+}
+
 /* Top-left entry of block j of a layer (row stride: in). */
 static size_t net_block_at(const struct optinc_onn_tlayer *y, unsigned int j)
 {
@@ -371,6 +379,60 @@ void optinc_onn_net_adam(struct optinc_onn_net *n, float lr, int retract)
 			     lr, c1, c2);
 		net_manifold_retract(y, n->scratch, retract);
 	}
+}
+
+/**
+ * optinc_onn_net_ema() - fold one step into an exponential average
+ * @avg:   the average so far (a network of the same configuration)
+ * @n:     the network just stepped
+ * @decay: weight of the average so far, in [0, 1)
+ *
+ * Only what a step changes is averaged: the biases and, for a layer
+ * trained as Sigma * U, its d and U (w is diag(d) U, rebuilt by
+ * optinc_onn_net_ema_realise()); for a dense layer, w.
+ */
+void optinc_onn_net_ema(struct optinc_onn_net *avg,
+			const struct optinc_onn_net *n, float decay)
+{
+	unsigned int l;
+
+	for (l = 0; l < n->nl; l++) {
+		const struct optinc_onn_tlayer *y = &n->l[l];
+		struct optinc_onn_tlayer *a = &avg->l[l];
+		size_t wn = (size_t)y->in * y->out;
+
+		net_ema_vec(a->b, y->b, y->out, decay);
+		if (y->manifold) {
+			net_ema_vec(a->u, y->u, wn, decay);
+			net_ema_vec(a->d, y->d, net_blocks(y) * y->k, decay);
+		} else {
+			net_ema_vec(a->w, y->w, wn, decay);
+		}
+	}
+}
+
+/**
+ * optinc_onn_net_ema_realise() - the averaged network, as the optics build it
+ * @dst: gets the network (same configuration)
+ * @avg: the average (optinc_onn_net_ema())
+ * @n:   the trained network, for which layers are Sigma * U
+ *
+ * An average of orthogonal U is not quite orthogonal: three Newton-Schulz
+ * steps (each squares the distance to the polar factor) put every block
+ * back on the group before w = diag(d) U is rebuilt, so that @dst
+ * evaluates and exports as a network of the trainer's own kind.
+ */
+void optinc_onn_net_ema_realise(struct optinc_onn_net *dst,
+				const struct optinc_onn_net *avg,
+				const struct optinc_onn_net *n)
+{
+	unsigned int l, i;
+
+	optinc_onn_net_copy(dst, avg);
+	for (l = 0; l < n->nl; l++)
+		dst->l[l].manifold = n->l[l].manifold;
+	for (i = 0; i < 3; i++)
+		optinc_onn_net_retract(dst);
 }
 
 /* Block j's U (stride in) -> its Clements phases -> a perturbed mesh. */

@@ -47,6 +47,11 @@ struct trainer {
 	uint32_t best_wrong;		/* its wrong count; UINT32_MAX: none */
 	unsigned int best_epoch;
 	float boost;			/* stage 2: wrong rows weigh 1 + boost */
+	float ema;			/* stage 2: decay of the average; 0: off */
+	struct optinc_onn_net avg;	/* ... the average of the steps */
+	struct optinc_onn_net avg_net;	/* ... and it realised (evaluated) */
+	int avg_valid;			/* the average has a first step */
+	int best_avg;			/* the kept network is an average */
 };
 
 static double train_now(void)
@@ -119,6 +124,21 @@ static int train_noise(struct trainer *tr, unsigned int epoch,
 	return err;
 }
 
+/*
+ * With --ema, every stage-2 step is folded into an exponential average of
+ * the parameters; the average starts from the first step of this run (it
+ * is not in the checkpoint).
+ */
+static void train_ema_step(struct trainer *tr)
+{
+	if (tr->avg_valid) {
+		optinc_onn_net_ema(&tr->avg, &tr->net, tr->ema);
+		return;
+	}
+	optinc_onn_net_copy(&tr->avg, &tr->net);
+	tr->avg_valid = 1;
+}
+
 /* One pass over this epoch's points in shuffled minibatches. */
 static int train_epoch(struct trainer *tr, unsigned int epoch, int stage,
 		       float lr, struct optinc_onn_stats *st)
@@ -147,6 +167,8 @@ static int train_epoch(struct trainer *tr, unsigned int epoch, int stage,
 		if (c->s_invariant)
 			optinc_onn_net_align(&tr->net, tr->sdir,
 					     (unsigned int)c->s_invariant);
+		if (stage == 2 && tr->ema > 0)
+			train_ema_step(tr);
 	}
 	if (!orth)	/* every epoch ends with U orthogonal */
 		optinc_onn_net_retract(&tr->net);
@@ -171,19 +193,25 @@ static void train_eta(char *buf, size_t len, double s)
 
 static void train_report(struct trainer *tr, unsigned int e, int stage,
 			 float lr, const struct optinc_onn_stats *st,
-			 const struct optinc_onn_stats *ev, double dt)
+			 const struct optinc_onn_stats *ev,
+			 const struct optinc_onn_stats *eva, double dt)
 {
 	const struct optinc_onn_cfg *c = &tr->cfg;
 	unsigned int total = c->epochs1 + c->epochs2;
-	char eta[32], exact[96] = "";
+	char eta[32], exact[96] = "", avg[96] = "";
 
 	train_eta(eta, sizeof(eta), tr->avg_dt * (total - e - 1));
 	if (ev)
 		snprintf(exact, sizeof(exact), " exact %.4f%% (%u wrong) margin %+.3f",
 			 100.0 * (tr->data.domain - ev->wrong) / tr->data.domain,
 			 ev->wrong, ev->min_margin);
-	printf("epoch %u/%u stage %d lr %.2e loss %.4e trained %u%s %.3f s/epoch ETA %s\n",
-	       e + 1, total, stage, lr, st->loss, st->trained, exact, dt, eta);
+	if (eva)
+		snprintf(avg, sizeof(avg), " average %.4f%% (%u wrong) margin %+.3f",
+			 100.0 * (tr->data.domain - eva->wrong) / tr->data.domain,
+			 eva->wrong, eva->min_margin);
+	printf("epoch %u/%u stage %d lr %.2e loss %.4e trained %u%s%s %.3f s/epoch ETA %s\n",
+	       e + 1, total, stage, lr, st->loss, st->trained, exact, avg, dt,
+	       eta);
 	fflush(stdout);
 }
 
@@ -231,11 +259,43 @@ static int train_epoch_end(struct trainer *tr, unsigned int e, int stage,
 	return 0;
 }
 
+/*
+ * After a stage-2 epoch with --ema: the average realised and evaluated
+ * over the whole domain (@eva); an exact average with the stopping margin
+ * ends the run like an exact network. Return: 1 when evaluated.
+ */
+static int train_average(struct trainer *tr, struct optinc_onn_stats *eva)
+{
+	if (!(tr->ema > 0) || !tr->avg_valid)
+		return 0;
+	optinc_onn_net_ema_realise(&tr->avg_net, &tr->avg, &tr->net);
+	optinc_onn_net_eval(&tr->avg_net, &tr->data, eva, NULL, 0);
+	if (!eva->wrong && eva->min_margin >= tr->cfg.stop_margin)
+		tr->prog.done = 1;
+	return 1;
+}
+
+/* --keep-best: the epoch's network, or its average, if the best so far. */
+static void train_keep(struct trainer *tr, unsigned int e,
+		       const struct optinc_onn_stats *ev,
+		       const struct optinc_onn_stats *eva)
+{
+	int avg = eva && eva->wrong < ev->wrong;
+	uint32_t wrong = avg ? eva->wrong : ev->wrong;
+
+	if (wrong >= tr->best_wrong)
+		return;
+	optinc_onn_net_copy(&tr->best, avg ? &tr->avg_net : &tr->net);
+	tr->best_wrong = wrong;
+	tr->best_epoch = e + 1;
+	tr->best_avg = avg;
+}
+
 static int train_one(struct trainer *tr, unsigned int e, double *dt)
 {
 	const struct optinc_onn_cfg *c = &tr->cfg;
-	int stage = e < c->epochs1 ? 1 : 2, err, shown;
-	struct optinc_onn_stats st, ev;
+	int stage = e < c->epochs1 ? 1 : 2, err, shown, averaged = 0;
+	struct optinc_onn_stats st, ev, eva;
 	double t0 = train_now();
 	float lr;
 
@@ -250,15 +310,15 @@ static int train_one(struct trainer *tr, unsigned int e, double *dt)
 	if (err)
 		return err;
 	shown = train_epoch_end(tr, e, stage, &ev);
-	if (stage == 2 && tr->keep_best && ev.wrong < tr->best_wrong) {
-		optinc_onn_net_copy(&tr->best, &tr->net);
-		tr->best_wrong = ev.wrong;
-		tr->best_epoch = e + 1;
-	}
+	if (stage == 2)
+		averaged = train_average(tr, &eva);
+	if (stage == 2 && tr->keep_best)
+		train_keep(tr, e, &ev, averaged ? &eva : NULL);
 	*dt = train_now() - t0;
 	tr->prog.seconds += *dt;
 	tr->avg_dt = tr->avg_dt ? 0.9 * tr->avg_dt + 0.1 * *dt : *dt;
-	train_report(tr, e, stage, lr, &st, shown ? &ev : NULL, *dt);
+	train_report(tr, e, stage, lr, &st, shown ? &ev : NULL,
+		     averaged ? &eva : NULL, *dt);
 	return 0;
 }
 
@@ -351,7 +411,11 @@ static void train_usage(FILE *f)
 		"                          noise SIGMA rad (0; may change on resume)\n"
 		"  --noise-every S         a new noise draw every S steps (16)\n"
 		"  --boost F               stage 2: rows wrong at the last evaluation weigh\n"
-		"                          1 + F times their weight (0; not in the checkpoint)\n");
+		"                          1 + F times their weight (0; not in the checkpoint)\n"
+		"  --ema DECAY             stage 2: also evaluate, every epoch, the exponential\n"
+		"                          average of the parameters over the steps (decay per\n"
+		"                          step, in [0, 1); 0: off; not in the checkpoint) and\n"
+		"                          write it when it has fewer wrong points\n");
 }
 
 enum {
@@ -359,7 +423,7 @@ enum {
 	OPT_SLACK, OPT_LR1, OPT_LR2, OPT_LREND, OPT_M1, OPT_M2, OPT_STOP, OPT_PEVERY,
 	OPT_PITERS, OPT_EVAL, OPT_CKPT, OPT_CKEVERY, OPT_RESUME, OPT_STOP_AFTER,
 	OPT_SINV, OPT_SLOW, OPT_SWEIGHTS, OPT_RETRACT, OPT_GAIN, OPT_NOISE, OPT_NOISE_EVERY,
-	OPT_KEEP_BEST, OPT_BOOST,
+	OPT_KEEP_BEST, OPT_BOOST, OPT_EMA,
 };
 
 static const struct option train_opts[] = {
@@ -395,6 +459,7 @@ static const struct option train_opts[] = {
 	{ "noise", required_argument, NULL, OPT_NOISE },
 	{ "noise-every", required_argument, NULL, OPT_NOISE_EVERY },
 	{ "boost", required_argument, NULL, OPT_BOOST },
+	{ "ema", required_argument, NULL, OPT_EMA },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -460,6 +525,7 @@ static int train_number_set(struct trainer *tr, int opt, unsigned long u,
 	case OPT_NOISE: c->noise = f; break;
 	case OPT_NOISE_EVERY: tr->noise_every = u; break;
 	case OPT_BOOST: tr->boost = f; break;
+	case OPT_EMA: tr->ema = f; break;
 	default: return 0;
 	}
 	return 1;
@@ -471,7 +537,7 @@ static int train_real_opt(int opt)
 	switch (opt) {
 	case OPT_LR1: case OPT_LR2: case OPT_LREND: case OPT_M1: case OPT_M2:
 	case OPT_STOP: case OPT_SLACK: case OPT_GAIN: case OPT_NOISE:
-	case OPT_BOOST:
+	case OPT_BOOST: case OPT_EMA:
 		return 1;
 	default:
 		return 0;
@@ -610,8 +676,9 @@ static int train_check(struct trainer *tr, const char *arch, const char *approx)
 	if (!c->batch || !c->retract_every || !(c->in_gain > 0) || c->epochs1 + c->epochs2 == 0 ||
 	    c->stop_margin > c->margin2 + c->slack || !tr->noise_every ||
 	    !(c->noise >= 0 && c->noise < 1) ||
-	    !(tr->boost >= 0 && tr->boost <= 1000)) {
-		fprintf(stderr, "optinc-onn: train: need --batch, some epochs, stop-margin <= margin2 + slack, --noise in [0, 1), --noise-every >= 1 and --boost in [0, 1000]\n");
+	    !(tr->boost >= 0 && tr->boost <= 1000) ||
+	    !(tr->ema >= 0 && tr->ema < 1)) {
+		fprintf(stderr, "optinc-onn: train: need --batch, some epochs, stop-margin <= margin2 + slack, --noise in [0, 1), --noise-every >= 1, --boost in [0, 1000] and --ema in [0, 1)\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -636,6 +703,10 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 		err = optinc_onn_net_alloc(&tr->net, &tr->cfg);
 	if (!err && tr->keep_best)
 		err = optinc_onn_net_alloc(&tr->best, &tr->cfg);
+	if (!err && tr->ema > 0)
+		err = optinc_onn_net_alloc(&tr->avg, &tr->cfg);
+	if (!err && tr->ema > 0)
+		err = optinc_onn_net_alloc(&tr->avg_net, &tr->cfg);
 	tr->perm = malloc(sizeof(uint32_t) * tr->data.n);
 	tr->tbatch = malloc((size_t)tr->cfg.batch * tr->data.out);
 	tr->wbatch = malloc(sizeof(float) * tr->cfg.batch);
@@ -676,6 +747,8 @@ static void train_teardown(struct trainer *tr)
 {
 	optinc_onn_net_free(&tr->net);
 	optinc_onn_net_free(&tr->best);
+	optinc_onn_net_free(&tr->avg);
+	optinc_onn_net_free(&tr->avg_net);
 	optinc_onn_data_free(&tr->data);
 	free(tr->perm);
 	free(tr->tbatch);
@@ -685,17 +758,23 @@ static void train_teardown(struct trainer *tr)
 
 static int train_finish(struct trainer *tr)
 {
-	struct optinc_onn_stats ev;
+	struct optinc_onn_stats ev, eva;
 	struct optinc_onn m;
 	char err[512];
 	int ret;
 
 	optinc_onn_net_eval(&tr->net, &tr->data, &ev, NULL, 0);
 	if (tr->best_wrong < ev.wrong) {
-		printf("keeping epoch %u's network (%u wrong; the last epoch's: %u)\n",
-		       tr->best_epoch, tr->best_wrong, ev.wrong);
+		printf("keeping epoch %u's %s (%u wrong; the last epoch's: %u)\n",
+		       tr->best_epoch, tr->best_avg ? "average" : "network",
+		       tr->best_wrong, ev.wrong);
 		optinc_onn_net_copy(&tr->net, &tr->best);
 		optinc_onn_net_eval(&tr->net, &tr->data, &ev, NULL, 0);
+	} else if (train_average(tr, &eva) && eva.wrong < ev.wrong) {
+		printf("writing the average (%u wrong; the last epoch's network: %u)\n",
+		       eva.wrong, ev.wrong);
+		optinc_onn_net_copy(&tr->net, &tr->avg_net);
+		ev = eva;
 	}
 	printf("trained %u epochs in %.1f s (%.3f s/epoch): %u of %u points wrong, margin %+.3f\n",
 	       tr->prog.epoch, tr->prog.seconds,

@@ -99,6 +99,11 @@ void optinc_onn_net_align(struct optinc_onn_net *n, const float *v,
 void optinc_onn_net_backward(struct optinc_onn_net *n, unsigned int rows);
 void optinc_onn_net_adam(struct optinc_onn_net *n, float lr, int retract);
 void optinc_onn_net_retract(struct optinc_onn_net *n);
+void optinc_onn_net_ema(struct optinc_onn_net *avg,
+			const struct optinc_onn_net *n, float decay);
+void optinc_onn_net_ema_realise(struct optinc_onn_net *dst,
+				const struct optinc_onn_net *avg,
+				const struct optinc_onn_net *n);
 void optinc_onn_net_adam_reset(struct optinc_onn_net *n);
 int optinc_onn_net_project(struct optinc_onn_net *n,
 			   const struct optinc_onn_cfg *c,
