@@ -17,6 +17,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,37 @@ struct trainer {
 	int avg_valid;			/* the average has a first step */
 	int best_avg;			/* the kept network is an average */
 };
+
+/* SIGINT or SIGTERM during a run: end it after the current epoch. */
+static volatile sig_atomic_t train_stop_sig;
+
+static void train_on_signal(int sig)
+{
+	train_stop_sig = sig;
+}
+
+/*
+ * A long run is stopped with ^C or kill and still written: the epoch in
+ * progress finishes, then the checkpoint and the model (the best epoch's
+ * with --keep-best) as at the end of stage 2. SA_RESETHAND: a second
+ * signal ends the program at once, as it would without this. A signal
+ * the parent had ignored stays ignored (a shell starts background jobs
+ * with SIGINT ignored, so that ^C at the terminal leaves them running).
+ */
+static void train_catch_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM };
+	struct sigaction sa, old;
+	unsigned int i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = train_on_signal;
+	sa.sa_flags = SA_RESETHAND | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+}
 
 static double train_now(void)
 {
@@ -330,7 +362,8 @@ static int train_loop(struct trainer *tr)
 
 	if (tr->stop_after && tr->stop_after < total)
 		total = tr->stop_after;
-	for (e = tr->prog.epoch; e < total && !tr->prog.done && !err; e++) {
+	for (e = tr->prog.epoch;
+	     e < total && !tr->prog.done && !err && !train_stop_sig; e++) {
 		err = train_one(tr, e, &dt);
 		if (err) {
 			fprintf(stderr, "optinc-onn: epoch %u: projection or noise draw failed: %s\n",
@@ -339,7 +372,7 @@ static int train_loop(struct trainer *tr)
 		}
 		tr->prog.epoch = e + 1;
 		if ((tr->ckpt_every && (e + 1) % tr->ckpt_every == 0) ||
-		    tr->prog.done || e + 1 == total)
+		    tr->prog.done || e + 1 == total || train_stop_sig)
 			err = optinc_onn_ckpt_save(tr->ckpt, &tr->cfg, &tr->net,
 						   &tr->prog);
 	}
@@ -404,6 +437,8 @@ static void train_usage(FILE *f)
 		"  --resume                continue from the checkpoint if there is one (stage-2\n"
 		"                          length, rate, margins, slack and noise may differ)\n"
 		"  --stop-after E          checkpoint after epoch E and exit (to resume later)\n"
+		"                          (SIGINT or SIGTERM: end after the current epoch and\n"
+		"                          write the checkpoint and the model)\n"
 		"  --keep-best             write the network of the stage-2 epoch with the\n"
 		"                          fewest wrong points of this run (since the resume),\n"
 		"                          not the last one's\n"
@@ -816,9 +851,15 @@ int optinc_onn_cmd_train(int argc, char **argv)
 				       tr->cfg.approx);
 		err = train_setup(tr, ckpt, sizeof(ckpt));
 	}
-	if (!err)
+	if (!err) {
+		train_catch_signals();
 		err = train_loop(tr);
-	if (!err && tr->stop_after && !tr->prog.done &&
+	}
+	if (!err && train_stop_sig)
+		printf("stopped by %s after epoch %u: checkpoint in %s\n",
+		       train_stop_sig == SIGINT ? "SIGINT" : "SIGTERM",
+		       tr->prog.epoch, tr->ckpt);
+	if (!err && !train_stop_sig && tr->stop_after && !tr->prog.done &&
 	    tr->prog.epoch < tr->cfg.epochs1 + tr->cfg.epochs2)
 		printf("paused after epoch %u: checkpoint in %s\n",
 		       tr->prog.epoch, tr->ckpt);
