@@ -20,3 +20,17 @@ begin() {
 	tap_plan "$1"
 	[ -x "$ONN" ] || tap_bail "$ONN not built"
 }
+
+# refused OPT V..: `train $args OPT V` must fail for every V, naming OPT,
+# and write no model; each answer is printed as a TAP comment. 0 when so.
+refused() {
+	local opt=$1 v out rc bad=0
+	shift
+	for v in "$@"; do
+		out=$("$ONN" train $args "$opt" "$v" -o "$dir/r.onn" 2>&1)
+		rc=$?
+		echo "# $opt $v: exit $rc: $out"
+		[ $rc -ne 0 ] && [[ "$out" == *"$opt"* ]] || bad=1
+	done
+	[ ! -e "$dir/r.onn" ] && [ $bad = 0 ]
+}
