@@ -47,7 +47,7 @@ refused() {
 	ok_if "$name" test $rc = 0
 }
 
-tap_plan 27
+tap_plan 31
 d_start "$T_TMP/d.log" . -- --addr 10.77.0.254 \
 	--job id=5,size=4,bits=16,window=8,max-elems=1024 \
 	--job id=6,size=4,table="$SRC_ROOT/models/onn-n4.tbl"
@@ -89,18 +89,41 @@ refused "a bad spec names its key" "size=99: must be 1..64" -d "daemon:$P" job a
 "$C" -d "daemon:$P" job del 7
 ok_if "job del 7" test $? = 0
 refused "the deleted job is gone" "no such job" -d "daemon:$P" job show 7
+# a command that fails with ENOENT (here: no daemon with this prefix) is
+# not taken for an unknown object and tried again as one
+refused "no optincd at a prefix: the socket is named" "No such file or directory" \
+	--prefix "optinc-none-$$" job show
+out=$("$C" --prefix "optinc-none-$$" job show 2>&1)
+[ "$(wc -l <<<"$out")" = 1 ] || echo "# job show, no daemon: $out"
+ok_if "... in one line, with no \"Command is unknown\" after it" \
+	test "$(wc -l <<<"$out")" = 1
+# -b FILE: the commands of a file in one process
+printf 'job show\n\n# a comment\n  port show\n' >"$T_TMP/b1"
+a=$("$C" --prefix "$P" -b "$T_TMP/b1" 2>&1)
+b=$("$C" --prefix "$P" job show 2>&1; "$C" --prefix "$P" port show 2>&1)
+[ "$a" = "$b" ] || { echo "# -b: $a" | head -5; echo "# one by one: $b" | head -5; }
+ok_if "-b FILE prints what its lines print one by one (blank and # lines skipped)" \
+	test -n "$a" -a "$a" = "$b"
+printf 'job show\njob show 77\njob add id 9 size 2\n' >"$T_TMP/b2"
+out=$("$C" -d "daemon:$P" -b "$T_TMP/b2" 2>&1)
+rc=$?
+"$C" -d "daemon:$P" job show 9 >/dev/null 2>&1
+left=$?
+[ $rc -ne 0 ] && grep -qF "$T_TMP/b2:2: failed" <<<"$out" && [ $left -ne 0 ] ||
+	echo "# -b stopping: exit $rc, job 9 shown: $((!left)): $out" | tail -3
+ok_if "-b stops at the first failing line, named FILE:2, and runs no line after it" \
+	test $rc -ne 0 -a $left -ne 0 -a -n "$(grep -F "$T_TMP/b2:2: failed" <<<"$out")"
 # jobs up to OPTINC_MAX_JOBS (256, optinc.ko's limit too), with jobs 5 and
-# 6: the next is refused by its count, and all go again
-added=0
-for id in $(seq 100 353); do
-	"$C" -d "daemon:$P" job add id "$id" size 2 window 1 max-elems 8 \
-		>/dev/null 2>&1 && added=$((added + 1))
-done
-echo "# jobs added at run time: $added, with jobs 5 and 6: $((added + 2))"
+# 6: the next is refused by its count, and all go again (one -b batch each
+# way, from standard input)
+seq 100 353 | sed 's/.*/job add id & size 2 window 1 max-elems 8/' |
+	"$C" -d "daemon:$P" -b - >/dev/null
+added=$?
+echo "# batch of 254 job adds: exit $added"
 refused "the 257th job is refused: the most jobs a switch takes" \
 	"the switch has 256 jobs, the most it takes" -d "daemon:$P" job add id 400 size 2
-for id in $(seq 100 353); do "$C" -d "daemon:$P" job del "$id" >/dev/null 2>&1; done
-ok_if "254 jobs added and deleted again" test "$added" = 254 -a \
+seq 100 353 | sed 's/.*/job del &/' | "$C" -d "daemon:$P" -b - >/dev/null
+ok_if "254 jobs added and deleted again (-b -)" test "$added" = 0 -a $? = 0 -a \
 	"$("$C" -j --prefix "$P" daemon jobs | grep -o '"id": *[0-9]*' | wc -l)" = 2
 refused "kmod job del without a switch names -d kmod:SWITCH" \
 	"job del on kmod needs a switch: -d kmod:SWITCH" -d kmod job del 3

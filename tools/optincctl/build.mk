@@ -8,7 +8,7 @@ OPTINCCTL_SRCS := tools/optincctl/optincctl.c tools/optincctl/print.c \
 		  tools/optincctl/tel.c tools/optincctl/daemon.c \
 		  tools/optincctl/table.c tools/optincctl/kmod.c \
 		  tools/optincctl/words.c tools/optincctl/select.c \
-		  tools/optincctl/xdp.c
+		  tools/optincctl/xdp.c tools/optincctl/batch.c
 OPTINCCTL_LIBS := $(CORE_LIB) $(O)/bpf/liboptinc-bpf.a
 OPTINCCTL_LDLIBS = $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c) \
 	$(shell pkg-config --libs libnl-genl-3.0 2>/dev/null || echo -lnl-genl-3 -lnl-3) \

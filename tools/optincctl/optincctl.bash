@@ -22,17 +22,20 @@ _optincctl()
 	--prefix)
 		COMPREPLY=($(compgen -W "$(cd /var/run/dpdk 2>/dev/null && echo *)" -- "$cur"))
 		return ;;
+	-b|--batch)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return ;;
 	esac
 	# the first word that is not an option or an option's value
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		-d|--datapath|-n|--netns|--prefix) ((i++)) ;;
+		-d|--datapath|-n|--netns|--prefix|-b|--batch) ((i++)) ;;
 		-*) ;;
 		*) if [ -z "$obj" ]; then obj=${words[i]}; elif [ -z "$verb" ]; then verb=${words[i]}; fi ;;
 		esac
 	done
 	if [[ $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "-d -n -j -p -s --prefix -V -h" -- "$cur"))
+		COMPREPLY=($(compgen -W "-d -n -j -p -s --prefix -b -V -h" -- "$cur"))
 		return
 	fi
 	case $obj in

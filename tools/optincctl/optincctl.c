@@ -15,11 +15,14 @@
 
 struct optincctl_opts optincctl_opts = { .prefix = "rte" };
 
+static const char *batch_file;	/* -b FILE: the commands, one per line */
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: optincctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       optincctl help\n"
+		"       optincctl [ OPTIONS ] -b[atch] FILE   (commands, one per line; - : stdin)\n"
 		"       OPTIONS := { -d DATAPATH | -n NETNS | -j[son] | -p[retty] |\n"
 		"                    -s[tatistics] | --prefix PREFIX | -V[ersion] | -h[elp] }\n"
 		"       OBJECT := { switch | port | job | table | xdp | daemon | kmod }\n\n");
@@ -68,7 +71,7 @@ static int do_object(int argc, char **argv)
 	int ret;
 
 	ret = optincctl_dp_object(argc, argv);
-	if (ret != -ENOENT)
+	if (ret <= 0)
 		return ret;
 
 	for (i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
@@ -118,6 +121,14 @@ static int parse_opt(int argc, char **argv, int *used)
 		}
 		optincctl_opts.prefix = argv[1];
 		*used = 2;
+	} else if (!strcmp(argv[0], "-b") || optincctl_matches(o, "-batch")) {
+		if (argc < 2) {
+			fprintf(stderr, "optincctl: %s needs a file (- for standard input)\n",
+				argv[0]);
+			return -EINVAL;
+		}
+		batch_file = argv[1];
+		*used = 2;
 	} else if (optincctl_matches(o, "-Version")) {
 		printf("optincctl %s\n", OPTINCCTL_VERSION);
 		*used = 0;
@@ -148,6 +159,13 @@ int main(int argc, char **argv)
 	}
 	if (optincctl_opts.pretty)
 		optincctl_opts.json = true;
+	if (batch_file && argc > 0) {
+		fprintf(stderr, "optincctl: -b %s takes its commands from the file, not '%s'\n",
+			batch_file, argv[0]);
+		return 1;
+	}
+	if (batch_file)
+		return optincctl_batch(batch_file, do_object) ? 1 : 0;
 	if (argc < 1) {
 		usage(stderr);
 		return 1;

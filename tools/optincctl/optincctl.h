@@ -52,6 +52,9 @@ void optincctl_print_double(const char *key, const char *fmt, double v);
 void optincctl_print_text(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
+/* batch.c: -b FILE, one command per line */
+int optincctl_batch(const char *path, int (*run)(int argc, char **argv));
+
 /* the objects */
 int optincctl_daemon(int argc, char **argv);
 int optincctl_table(int argc, char **argv);

@@ -241,8 +241,10 @@ static const struct {
  * "table" is shared with the file object: "table show FILE" reads a file,
  * "table load ID FILE" goes to the datapath.
  *
- * Return: 0, a negative errno (printed), or -ENOENT when @argv[0] is none
- * of this grammar's objects (nothing printed).
+ * Return: 0, a negative errno (printed), or 1 when @argv[0] is none of
+ * this grammar's objects (nothing printed). Not -ENOENT: that is also what
+ * a command returns for a missing job, table file or daemon socket, which
+ * the caller must not take for "try the other objects".
  */
 int optincctl_dp_object(int argc, char **argv)
 {
@@ -268,7 +270,7 @@ int optincctl_dp_object(int argc, char **argv)
 		ret = sel_objects[i].rewrite(&c, argc - 1, argv + 1);
 		return ret ?: sel_run(&c);
 	}
-	return -ENOENT;
+	return 1;
 }
 
 void optincctl_dp_usage(FILE *f)
