@@ -916,9 +916,11 @@ t_jobrt() {
 	ctl job del sw0 id 30 >/dev/null
 	# one optincctl for all the cycles (-b): under TCG a start of the
 	# program costs about 20 ms, which 2000 of them made 40 s
-	for ((i = 0; i < JOB_CYCLES; i++)); do
+	i=0
+	while [ $i -lt $JOB_CYCLES ]; do
 		echo "kmod job set sw0 id 32 size 2 window 4"
 		echo "kmod job del sw0 id 32"
+		i=$((i + 1))
 	done >$TMP/cycles
 	set -- $(settled)
 	v0=$1 s0=$2 t=$(now)
