@@ -3,10 +3,12 @@
 # End to end: train a small ONN (N = 2, all layers Sigma*U blocks) to 100 %,
 # verify it as realised, compile its truth table and check that table
 # against the exact average; and check that a paused and resumed run ends
-# in the same model as one never stopped. TAP output.
+# in the same model as one never stopped, and that a run may go on with
+# another end of its rate's cosine (--lr-end) but not another stage-1
+# rate. TAP output.
 . "$(dirname "$0")/lib.sh"
 
-begin 8 e2e
+begin 10 e2e
 
 "$ONN" train -N 2 --seed 1 --epochs1 0 --epochs2 1500 --lr2 3e-3 \
 	--batch 256 --eval-every 10 -o "$dir/n2.onn" >"$dir/train.log" 2>&1
@@ -33,4 +35,19 @@ args="-N 2 --seed 5 --epochs1 10 --epochs2 20 --eval-every 5 --batch 256"
 tap_result $? "train: pause after epoch 12 and resume"
 cmp -s "$dir/a.onn" "$dir/b.onn" && grep -q "resumed from" "$dir/resume.log"
 tap_result $? "resumed run gives the same model file as an uninterrupted one"
+
+# the rate of epoch 21 (stage 2, lr2 3e-4 by default): on the cosine to
+# 0.05 of it, or flat at it after a resume with --lr-end 1
+lr21() { sed -n 's/^epoch 21\/30 stage 2 lr \([0-9.e+-]*\) .*/\1/p' "$1"; }
+"$ONN" train $args --stop-after 20 --checkpoint "$dir/c.ckpt" -o "$dir/c.onn" >/dev/null 2>&1
+"$ONN" train $args --lr-end 1 --resume --checkpoint "$dir/c.ckpt" -o "$dir/c.onn" \
+	>"$dir/c.log" 2>&1
+rc=$?
+[ $rc = 0 ] && grep -q "resumed from .* after epoch 20" "$dir/c.log" &&
+	[ "$(lr21 "$dir/c.log")" = 3.00e-04 ]
+tap_result $? "a run resumed with another --lr-end follows the new cosine (epoch 21 at $(lr21 "$dir/c.log"))"
+out=$("$ONN" train $args --lr1 5e-3 --resume --checkpoint "$dir/c.ckpt" -o "$dir/d.onn" 2>&1)
+[ $? -ne 0 ] && [ ! -e "$dir/d.onn" ] &&
+	grep -q "cannot resume: written by a run with other settings" <<<"$out"
+tap_result $? "... but not with another stage-1 rate (--lr1): $(head -1 <<<"$out")"
 tap_end

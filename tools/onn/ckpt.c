@@ -85,8 +85,8 @@ static int ckpt_low(const struct optinc_onn_cfg *c)
 }
 
 /*
- * A run may go on with other stage-2 settings: length and learning rate
- * (hence its cosine), loss margin, slack and stopping margin, evaluation
+ * A run may go on with other stage-2 settings: length, learning rate and
+ * the fraction of it the cosine ends at (hence its cosine), loss margin, slack and stopping margin, evaluation
  * period, phase noise in the loop. It may also see more of its input: a
  * network of S_K (and s_K, ..) is one of S_J for every J < K, and of the
  * whole input (K = 0), so K may drop (the curriculum of section 5 of
@@ -108,6 +108,7 @@ static int ckpt_same_run(const struct optinc_onn_cfg *a,
 	x.margin2 = y.margin2 = 0;
 	x.slack = y.slack = 0;
 	x.lr2 = y.lr2 = 0;
+	x.lr_end = y.lr_end = 0;
 	x.noise = y.noise = 0;
 	return !memcmp(&x, &y, sizeof(x));
 }
