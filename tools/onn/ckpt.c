@@ -86,11 +86,11 @@ static int ckpt_low(const struct optinc_onn_cfg *c)
 
 /*
  * A run may go on with other stage-2 settings: length, learning rate and
- * the fraction of it the cosine ends at (hence its cosine), loss margin, slack and stopping margin, evaluation
- * period, phase noise in the loop. It may also see more of its input: a
- * network of S_K (and s_K, ..) is one of S_J for every J < K, and of the
- * whole input (K = 0), so K may drop (the curriculum of section 5 of
- * Documentation/onn.md), never rise.
+ * the fraction of it the cosine ends at (hence its cosine), loss margin,
+ * slack and stopping margin, evaluation period, phase noise in the loop.
+ * It may also see more of its input: a network of S_K (and s_K, ..) is
+ * one of S_J for every J < K, and of the whole input (K = 0), so K may
+ * drop (the curriculum of section 5 of Documentation/onn.md), never rise.
  */
 static int ckpt_same_run(const struct optinc_onn_cfg *a,
 			 const struct optinc_onn_cfg *b)
