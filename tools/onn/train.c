@@ -51,7 +51,9 @@ struct trainer {
 	float ema;			/* stage 2: decay of the average; 0: off */
 	struct optinc_onn_net avg;	/* ... the average of the steps */
 	struct optinc_onn_net avg_net;	/* ... and it realised (evaluated) */
+	struct optinc_onn_stats avg_ev;	/* ... avg_net over the domain */
 	int avg_valid;			/* the average has a first step */
+	int avg_evaluated;		/* avg_net and avg_ev are of the last epoch */
 	int best_avg;			/* the kept network is an average */
 };
 
@@ -302,6 +304,8 @@ static int train_average(struct trainer *tr, struct optinc_onn_stats *eva)
 		return 0;
 	optinc_onn_net_ema_realise(&tr->avg_net, &tr->avg, &tr->net);
 	optinc_onn_net_eval(&tr->avg_net, &tr->data, eva, NULL, 0);
+	tr->avg_ev = *eva;
+	tr->avg_evaluated = 1;
 	if (!eva->wrong && eva->min_margin >= tr->cfg.stop_margin)
 		tr->prog.done = 1;
 	return 1;
@@ -794,7 +798,7 @@ static void train_teardown(struct trainer *tr)
 
 static int train_finish(struct trainer *tr)
 {
-	struct optinc_onn_stats ev, eva;
+	struct optinc_onn_stats ev;
 	struct optinc_onn m;
 	char err[512];
 	int ret;
@@ -806,11 +810,12 @@ static int train_finish(struct trainer *tr)
 		       tr->best_wrong, ev.wrong);
 		optinc_onn_net_copy(&tr->net, &tr->best);
 		optinc_onn_net_eval(&tr->net, &tr->data, &ev, NULL, 0);
-	} else if (train_average(tr, &eva) && eva.wrong < ev.wrong) {
+	} else if (tr->avg_evaluated && tr->avg_ev.wrong < ev.wrong) {
+		/* avg_net is still the last epoch's average, as evaluated */
 		printf("writing the average (%u wrong; the last epoch's network: %u)\n",
-		       eva.wrong, ev.wrong);
+		       tr->avg_ev.wrong, ev.wrong);
 		optinc_onn_net_copy(&tr->net, &tr->avg_net);
-		ev = eva;
+		ev = tr->avg_ev;
 	}
 	printf("trained %u epochs in %.1f s (%.3f s/epoch): %u of %u points wrong, margin %+.3f\n",
 	       tr->prog.epoch, tr->prog.seconds,
