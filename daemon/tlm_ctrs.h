@@ -39,6 +39,7 @@ static const struct optinc_tlm_ctr optinc_tlm_job_ctrs[] = {
 	{ OPTINC_STATS_A_UP_RESENDS, "up_resends" },
 	{ OPTINC_STATS_A_UP_HINTED, "up_hinted" },
 	{ OPTINC_STATS_A_UP_RESULTS_DUP, "up_results_dup" },
+	{ OPTINC_STATS_A_RESULTS_SHARED, "results_shared" },
 };
 
 #endif /* OPTINCD_TLM_CTRS_H */

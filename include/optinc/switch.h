@@ -36,6 +36,7 @@ enum optinc_sw_event {
 	OPTINC_SW_REBOUND,	/* ... from a new MAC or port: arg the old port */
 	OPTINC_SW_SENT,		/* a frame left; arg its type (OPTINC_T_*) */
 	OPTINC_SW_TX_ERROR,	/* a frame could not be built or sent; arg type */
+	OPTINC_SW_RESULTS_SHARED, /* arg: results sent on one copy of a slot */
 	/* cascade, a first-level job's uplink (lib/core/upstate.c) */
 	OPTINC_SW_UP_SENT,	/* a frame went up; arg its type (JOIN, DATA) */
 	OPTINC_SW_UP_RESENT,	/* ... and was a slot's DATA that went up before */

@@ -30,6 +30,7 @@ static const __u8 sw_job_counter[OPTINC_SW_NR_EVENTS] = {
 	[OPTINC_SW_RESENT]		= OPTINC_STATS_A_RESENT,
 	[OPTINC_SW_REBOUND]		= OPTINC_STATS_A_REBINDS,
 	[OPTINC_SW_TX_ERROR]		= OPTINC_STATS_A_TX_ERRORS,
+	[OPTINC_SW_RESULTS_SHARED]	= OPTINC_STATS_A_RESULTS_SHARED,
 	[OPTINC_SW_UP_SENT]		= OPTINC_STATS_A_UP_FRAMES_OUT,
 	[OPTINC_SW_UP_RESENT]		= OPTINC_STATS_A_UP_RESENDS,
 	[OPTINC_SW_UP_HINTED]		= OPTINC_STATS_A_UP_HINTED,
@@ -46,7 +47,8 @@ static const __u8 sw_job_counter[OPTINC_SW_NR_EVENTS] = {
  * A frame that reaches its job is `data` or `joins` by its type; a frame
  * sent is `results`, `join-acks` or `nacks`; a drop with a reason is
  * `dropped` (the datapath adds drops[@arg] beside it); a hinted uplink
- * re-send adds the frames it sent. An accepted JOIN (JOINED), the rate
+ * re-send adds the frames it sent, and results sent on one shared copy
+ * (`results-shared`) the frames that shared it. An accepted JOIN (JOINED), the rate
  * limit (a port's counter) and the uplink's refusals (logged) add to none.
  *
  * Return: an OPTINC_STATS_A_* of the job-stats set, or 0 for none.
@@ -54,7 +56,8 @@ static const __u8 sw_job_counter[OPTINC_SW_NR_EVENTS] = {
 unsigned int optinc_sw_job_counter(enum optinc_sw_event ev, __u32 arg,
 				   __u32 *n)
 {
-	*n = ev == OPTINC_SW_UP_HINTED ? arg : 1;
+	*n = ev == OPTINC_SW_UP_HINTED || ev == OPTINC_SW_RESULTS_SHARED ?
+	     arg : 1;
 	if (ev == OPTINC_SW_RECEIVED)
 		return arg == OPTINC_T_JOIN ? OPTINC_STATS_A_JOINS :
 		       arg == OPTINC_T_DATA ? OPTINC_STATS_A_DATA : 0;

@@ -79,6 +79,9 @@ void optinc_sw_results(const struct optinc_sw *sw, struct optinc_job *job,
 	for (r = 0; r < job->size; r++)
 		optinc_sw_count(sw, job, NULL, r < sent ? OPTINC_SW_SENT :
 			 OPTINC_SW_TX_ERROR, OPTINC_T_RESULT);
+	if (sent)	/* which way unit T went is otherwise invisible */
+		optinc_sw_count(sw, job, NULL, OPTINC_SW_RESULTS_SHARED,
+				(__u32)sent);
 }
 
 /**

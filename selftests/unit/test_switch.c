@@ -21,7 +21,8 @@
 struct rec {
 	struct { int rank; __u8 type; __u32 seq; } tx[MAXTX];
 	int ntx;
-	unsigned int ev[OPTINC_SW_TX_ERROR + 1];
+	unsigned int ev[OPTINC_SW_NR_EVENTS];
+	int results;		/* what the results op returns */
 	__u64 ctr[OPTINC_STATS_A_MAX + 1];	/* the job's, by the plan */
 	__u32 dropped_why;
 	int pins, moves;
@@ -100,6 +101,18 @@ static int rec_limited(void *dp, struct optinc_job *job,
 static const struct optinc_sw_ops rec_ops = {
 	.alloc = rec_alloc, .send = rec_send, .count = rec_count,
 	.pin = rec_pin, .limited = rec_limited,
+};
+
+/* Unit T on one payload, as a datapath with a results op does it. */
+static int rec_results(void *dp, struct optinc_job *job,
+		       const struct optinc_slot *s)
+{
+	return ((struct rec *)dp)->results;
+}
+
+static const struct optinc_sw_ops rec_ops_shared = {
+	.alloc = rec_alloc, .send = rec_send, .count = rec_count,
+	.pin = rec_pin, .limited = rec_limited, .results = rec_results,
 };
 
 FIXTURE(sw) {
@@ -290,6 +303,53 @@ TEST_F(sw, job_counters_follow_the_spec)
 	EXPECT_EQ(1, self->rec.ctr[OPTINC_STATS_A_SPOOFED]);
 	EXPECT_EQ(0, self->rec.ctr[OPTINC_STATS_A_NACKS]);
 	EXPECT_EQ(0, self->rec.ctr[OPTINC_STATS_A_DROPPED]);
+}
+
+/* Slot @seq's DATA from every member (its last completes it). */
+static int complete_slot(struct _test_data_sw *self, __u32 seq)
+{
+	struct optinc_msg m;
+	int r;
+
+	for (r = 0; r < N; r++) {
+		m = data_msg(self, r, seq);
+		if (input(self, &m, &self->ep[r], 10 + r, 0, 1))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * results-shared: the results the datapath's results op sent on one copy
+ * (all, then all but the last member, whose frame is a tx error), none
+ * when it cannot (the rules build whole frames) or has no op; a resend is
+ * always a whole frame.
+ */
+TEST_F(sw, results_shared_counts_what_the_results_op_sent)
+{
+	struct optinc_msg m;
+
+	ASSERT_EQ(0, join_all(self));
+	ASSERT_EQ(0, complete_slot(self, 0));	/* rec_ops: no results op */
+	EXPECT_EQ(N, self->rec.ntx);
+	self->sw.ops = &rec_ops_shared;
+	self->rec.results = N;
+	ASSERT_EQ(0, complete_slot(self, 1));
+	EXPECT_EQ(0, self->rec.ntx);		/* the op sent them, not send */
+	EXPECT_EQ(N, self->rec.ctr[OPTINC_STATS_A_RESULTS_SHARED]);
+	self->rec.results = N - 1;
+	ASSERT_EQ(0, complete_slot(self, 2));
+	EXPECT_EQ(2 * N - 1, self->rec.ctr[OPTINC_STATS_A_RESULTS_SHARED]);
+	EXPECT_EQ(1, self->rec.ctr[OPTINC_STATS_A_TX_ERRORS]);
+	self->rec.results = -EOPNOTSUPP;
+	ASSERT_EQ(0, complete_slot(self, 3));
+	EXPECT_EQ(N, self->rec.ntx);		/* whole frames, one each */
+	m = data_msg(self, 1, 3);		/* rank 1 asks again */
+	ASSERT_EQ(0, input(self, &m, &self->ep[1], 11, 0, 1));
+	EXPECT_EQ(1, self->rec.ntx);
+	EXPECT_EQ(2 * N - 1, self->rec.ctr[OPTINC_STATS_A_RESULTS_SHARED]);
+	/* every result counted once, shared or whole, the failed one not */
+	EXPECT_EQ(4 * N, self->rec.ctr[OPTINC_STATS_A_RESULTS]);
 }
 
 TEST_F(sw, no_job_join_is_nacked_back_to_the_sender)

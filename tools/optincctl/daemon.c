@@ -293,6 +293,10 @@ static void dmn_job_detail(json_object *j, json_object *members)
 	}
 	dmn_job_traffic(j);
 	optincctl_print_text("\n");
+	dmn_u64(j, "data", "    data %" PRIu64);
+	dmn_u64(j, "absorbed", " absorbed %" PRIu64);
+	dmn_u64(j, "results", " results %" PRIu64);
+	dmn_u64(j, "results_shared", " shared %" PRIu64 "\n");
 	dmn_u64(j, "resends", "    resends %" PRIu64);
 	dmn_u64(j, "joins", " joins %" PRIu64);
 	dmn_u64(j, "join_acks", " join-acks %" PRIu64);

@@ -409,6 +409,8 @@ static void km_print_job_counters(const struct km_stats *st)
 	optincctl_print_u64("data", "    data %" PRIu64, c[OPTINC_STATS_A_DATA]);
 	optincctl_print_u64("absorbed", " absorbed %" PRIu64, c[OPTINC_STATS_A_ABSORBED]);
 	optincctl_print_u64("results", " results %" PRIu64, c[OPTINC_STATS_A_RESULTS]);
+	optincctl_print_u64("results_shared", " shared %" PRIu64,
+			    c[OPTINC_STATS_A_RESULTS_SHARED]);
 	optincctl_print_u64("resends", " resends %" PRIu64 "\n", c[OPTINC_STATS_A_RESENT]);
 	optincctl_print_u64("joins", "    joins %" PRIu64, c[OPTINC_STATS_A_JOINS]);
 	optincctl_print_u64("join_acks", " join-acks %" PRIu64, c[OPTINC_STATS_A_JOIN_ACKS]);
