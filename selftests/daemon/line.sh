@@ -80,7 +80,9 @@ testpmd_up() {
 	local i
 
 	rm -f "$T_TMP"/m*.sock
-	"$TESTPMD" --lcores 0@0,1@0 --no-huge -m 512 --no-pci \
+	# its stdout is a file: line-buffered, or the line waited for below
+	# stays in its buffer (3 KiB in all) until it exits
+	stdbuf -oL "$TESTPMD" --lcores 0@0,1@0 --no-huge -m 512 --no-pci \
 		--file-prefix "${PFX}sw" $(vdevs "$1" server) -- \
 		--forward-mode=io --port-topology=loop --auto-start \
 		--stats-period=3600 --mbuf-size=9344 --total-num-mbufs=3072 \
@@ -91,6 +93,8 @@ testpmd_up() {
 		kill -0 "$SW_PID" 2>/dev/null || break
 		sleep 0.1
 	done
+	grep -v '^EAL' "$T_TMP/sw.log" | sed 's/^/# /' | tail -n 5
+	sw_down		# one that never said so must not hold the prefix
 	return 1
 }
 
@@ -116,13 +120,18 @@ all_checked() {
 counters_agree() {
 	"$CTL" --prefix "${PFX}sw" -j daemon job 1 >"$T_TMP/job" &&
 	"$CTL" --prefix "${PFX}sw" -j daemon ports >"$T_TMP/ports" || return 1
-	/usr/bin/python3 - "$T_TMP/job" "$T_TMP/ports" "$1" $((F + W)) <<'PYEOF'
+	/usr/bin/python3 - "$T_TMP/job" "$T_TMP/ports" "$1" $((F + W)) "${TX_CHAIN:-0}" <<'PYEOF'
 import json, sys
 j, ports = (json.load(open(f)) for f in sys.argv[1:3])
-n, total = int(sys.argv[3]), int(sys.argv[4])
+n, total, chain = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
 bad = []
 if j["slots_completed"] != total:
     bad.append("slots_completed %d, not %d" % (j["slots_completed"], total))
+# unit T on one copy of the elements: every member's result of every slot
+# when the ports chain (a result sent again to one rank is a whole frame)
+shared = total * n if chain else 0
+if j["results_shared"] != shared or j["results"] < shared:
+    bad.append("results %d, results_shared %d, not %d" % (j["results"], j["results_shared"], shared))
 for m in j["members"]:
     if m["frames_out"] < total or m["frames_in"] < total:
         bad.append("member %d: in %d out %d" % (m["rank"], m["frames_in"], m["frames_out"]))
