@@ -48,8 +48,9 @@ static const __u8 sw_job_counter[OPTINC_SW_NR_EVENTS] = {
  * sent is `results`, `join-acks` or `nacks`; a drop with a reason is
  * `dropped` (the datapath adds drops[@arg] beside it); a hinted uplink
  * re-send adds the frames it sent, and results sent on one shared copy
- * (`results-shared`) the frames that shared it. An accepted JOIN (JOINED), the rate
- * limit (a port's counter) and the uplink's refusals (logged) add to none.
+ * (`results-shared`) the frames that shared it. An accepted JOIN
+ * (JOINED), the rate limit (a port's counter) and the uplink's refusals
+ * (logged) add to none.
  *
  * Return: an OPTINC_STATS_A_* of the job-stats set, or 0 for none.
  */
