@@ -250,6 +250,7 @@ bool optinc_icmp_input(struct rte_mbuf *m, uint16_t port,
 struct optinc_agg_table {
 	struct optinc_table t;
 	void *buf;		/* the whole file; t.out points into it */
+	void *by_sum;		/* t.by_sum's, when the table has that form */
 	char *path;
 	uint32_t wrong;		/* entries that differ from the exact average */
 };

@@ -50,9 +50,26 @@ void optinc_agg_table_free(struct optinc_agg_table *t)
 {
 	if (!t)
 		return;
+	free(t->by_sum);
 	free(t->buf);
 	free(t->path);
 	free(t);
+}
+
+/*
+ * Its by-sum form, where it has one: the job then adds values, not
+ * symbols (the core's optinc_table_by_sum()). Without memory for it the
+ * table is used as it is.
+ */
+static void table_by_sum(struct optinc_agg_table *t)
+{
+	if (t->t.fanin)
+		return;
+	t->by_sum = malloc(OPTINC_TABLE_BY_SUM_LEN(t->t.members));
+	if (t->by_sum && optinc_table_by_sum(&t->t, t->by_sum)) {
+		free(t->by_sum);
+		t->by_sum = NULL;
+	}
 }
 
 /* The file's own checks (the core's), then the job's: its N, B and fan-in. */
@@ -71,6 +88,7 @@ static int table_check(const struct optinc_agg_job *j,
 	}
 	if (!optinc_job_cfg_check(c, &t->t, &e)) {
 		t->wrong = rte_le_to_cpu_32(h->wrong);
+		table_by_sum(t);
 		return 0;
 	}
 	if (e.field == OPTINC_JF_TABLE)

@@ -32,6 +32,7 @@ struct optinc_ktable {
 	struct optinc_table t;	/* t.out points into buf */
 	u32		wrong;	/* from the file header */
 	void		*buf;
+	u8		*by_sum; /* t.by_sum's, when the table has that form */
 };
 
 /* The settings of a job, as optincctl and optincd name them. */

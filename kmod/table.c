@@ -13,6 +13,7 @@ static void table_release(struct kref *ref)
 {
 	struct optinc_ktable *t = container_of(ref, struct optinc_ktable, ref);
 
+	kvfree(t->by_sum);
 	kvfree(t->buf);
 	kfree(t);
 }
@@ -58,6 +59,22 @@ static int table_store(struct optinc_kswitch *sw, u16 id,
 	return 1;
 }
 
+/*
+ * Its by-sum form, where it has one: onn jobs then add values, not
+ * symbols (the core's optinc_table_by_sum()). Without memory for it the
+ * table is used as it is.
+ */
+static void table_by_sum(struct optinc_ktable *t)
+{
+	if (t->t.fanin)
+		return;
+	t->by_sum = kvmalloc(OPTINC_TABLE_BY_SUM_LEN(t->t.members), GFP_KERNEL);
+	if (t->by_sum && optinc_table_by_sum(&t->t, t->by_sum)) {
+		kvfree(t->by_sum);
+		t->by_sum = NULL;
+	}
+}
+
 /* A complete upload: check it with the core's parser, then store it. */
 static int table_install(struct optinc_kswitch *sw, struct optinc_tstage *st,
 			 struct netlink_ext_ack *extack)
@@ -91,6 +108,7 @@ static int table_install(struct optinc_kswitch *sw, struct optinc_tstage *st,
 	t->wrong = le32_to_cpu(h->wrong);
 	t->buf = st->buf;
 	st->buf = NULL;
+	table_by_sum(t);
 	return table_store(sw, st->job, t, extack);
 }
 

@@ -81,7 +81,16 @@ struct optinc_table {
 	const __u8 *out;	/* entries output values (offset binary) */
 	__u8	digits;		/* cascade table: input digits (B/2 + 1), else 0 */
 	__u16	fanin;		/* cascade table: N1 below each of the N members */
+	/*
+	 * The output by the plain sum S = s_0 + 4 s_1 + 16 s_2 + 64 s_3 of
+	 * the members' values (255 N + 1 entries), where every index of the
+	 * same S has the same output: optinc_table_by_sum(). Else NULL.
+	 */
+	const __u8 *by_sum;
 };
+
+/* Entries of a by-sum table of N members: S = 0 .. 255 N. */
+#define OPTINC_TABLE_BY_SUM_LEN(n)	(255u * (n) + 1)
 
 /* Reduction kinds: how a slot accumulates and finishes. */
 enum optinc_kind {
@@ -97,6 +106,7 @@ enum optinc_kind {
 	OPTINC_K_CONN8,		/* cascade partial sums 16 -> P unit + table */
 	OPTINC_K_MAX16,		/* int16 max */
 	OPTINC_K_MAX32,		/* int32 max */
+	OPTINC_K_ONNS8,		/* ONN8 by its table's by-sum form: AVG8's sums */
 	OPTINC_K_NR
 };
 
@@ -152,6 +162,9 @@ struct optinc_table_file_hdr {
 int optinc_table_parse(const void *buf, __u64 len, struct optinc_table *t,
 		       const char **why);
 void optinc_table_fill_exact(__u8 *out, __u16 members, __u8 bits);
+int optinc_table_by_sum(struct optinc_table *t, __u8 *buf);
+void optinc_table_sum_lookup(const struct optinc_table *t, const __u16 *acc,
+			     const __u8 *src, __u32 n, __u8 *dst);
 void optinc_table_lookup(const struct optinc_table *t, const __u8 *planes,
 			 __u32 n, __u8 *dst);
 void optinc_table_fold_lookup(const struct optinc_table *t, const __u8 *planes,

@@ -83,12 +83,19 @@ int optinc_job_complete(const struct optinc_job *job)
 	return job->joined == agg_full(job);
 }
 
-/* The reduction kind of an (op, bits) pair in this job, or OPTINC_K_NR. */
+/*
+ * The reduction kind of an (op, bits) pair in this job, or OPTINC_K_NR.
+ * An onn job whose table has a by-sum form adds values, not symbols: the
+ * same bits for less work (optinc_table_by_sum()).
+ */
 __u8 optinc_job_kind(const struct optinc_job *job, __u8 op, __u8 bits)
 {
-	if (op == OPTINC_OP_AVG && bits == 8)
-		return job->mode == OPTINC_MODE_ONN && job->table &&
-		       !job->table->fanin ? OPTINC_K_ONN8 : OPTINC_K_AVG8;
+	if (op == OPTINC_OP_AVG && bits == 8) {
+		if (job->mode != OPTINC_MODE_ONN || !job->table ||
+		    job->table->fanin)
+			return OPTINC_K_AVG8;
+		return job->table->by_sum ? OPTINC_K_ONNS8 : OPTINC_K_ONN8;
+	}
 	if (op == OPTINC_OP_AVG && bits == 16)
 		return OPTINC_K_AVG16;
 	if (op == OPTINC_OP_SUM && bits == 8)

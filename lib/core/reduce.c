@@ -33,6 +33,7 @@ void optinc_acc_load(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 
 	switch (k) {
 	case OPTINC_K_AVG8:
+	case OPTINC_K_ONNS8:
 	case OPTINC_K_SUM8:
 		for (i = 0; i < n; i++)
 			a16[i] = src[i];
@@ -80,6 +81,7 @@ void optinc_acc_fold(enum optinc_kind k, __u32 *acc, const __u8 *src, __u32 n)
 
 	switch (k) {
 	case OPTINC_K_AVG8:
+	case OPTINC_K_ONNS8:
 	case OPTINC_K_SUM8:
 		for (i = 0; i < n; i++)
 			a16[i] += src[i];
@@ -197,7 +199,8 @@ static void fold_finish_avg8(const __u16 *acc, const __u8 *add, __u32 n,
 /**
  * optinc_acc_finish() - turn a complete slot's accumulators into a result
  * @k:       reduction kind
- * @acc:     @n accumulators (ONN mode: P's sums as four byte planes)
+ * @acc:     @n accumulators (ONN8: P's sums as four byte planes; ONNS8:
+ *           the values' sums, as AVG8's)
  * @n:       elements
  * @members: N, the number of values summed in @acc (N2 x N1 for CAVG)
  * @t:       truth table, for OPTINC_K_ONN8 (N must match)
@@ -216,6 +219,9 @@ __u32 optinc_acc_finish(enum optinc_kind k, __u32 *acc, __u32 n,
 		return n;
 	case OPTINC_K_ONN8:
 		optinc_table_lookup(t, (const __u8 *)acc, n, dst);
+		return n;
+	case OPTINC_K_ONNS8:
+		optinc_table_sum_lookup(t, optinc_acc_u16(acc), NULL, n, dst);
 		return n;
 	case OPTINC_K_CONN8:
 		optinc_cascade_finish_table(acc, n, t, dst);
@@ -285,6 +291,9 @@ __u32 optinc_acc_fold_finish(enum optinc_kind k, __u32 *acc, const __u8 *src,
 		return n;
 	case OPTINC_K_ONN8:
 		optinc_table_fold_lookup(t, (const __u8 *)acc, src, n, dst);
+		return n;
+	case OPTINC_K_ONNS8:
+		optinc_table_sum_lookup(t, optinc_acc_u16(acc), src, n, dst);
 		return n;
 	default:
 		break;

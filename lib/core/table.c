@@ -96,6 +96,7 @@ int optinc_table_parse(const void *buf, __u64 len, struct optinc_table *t,
 	t->radix = (__u16)radix;
 	t->entries = entries;
 	t->out = (const __u8 *)buf + OPTINC_TABLE_HDR_LEN;
+	t->by_sum = NULL;	/* the datapath's optinc_table_by_sum() */
 	return 0;
 }
 
@@ -248,4 +249,122 @@ void optinc_table_fold_lookup(const struct optinc_table *t, const __u8 *planes,
 		table_index_fold(planes, src, n, i, m, t->radix, idx);
 		table_gather(t->out, idx, m, dst + i);
 	}
+}
+
+/*
+ * The index of sum @s as symbol sums, each the most that fits (3N) from
+ * the top symbol down: every s <= 255 N has one, as 255 N is 3N * 85.
+ */
+static __u32 table_sum_index(__u32 s, __u32 members, __u32 radix)
+{
+	__u32 idx = 0, max = 3 * members, w, d;
+	int k;
+
+	for (k = 3; k >= 0; k--) {
+		w = 1u << (2 * k);
+		d = s / w < max ? s / w : max;
+		s -= d * w;
+		idx = idx * radix + d;
+	}
+	return idx;
+}
+
+/**
+ * optinc_table_by_sum() - the table's by-sum form, where it has one
+ * @t:   a one-level table (optinc_table_parse())
+ * @buf: OPTINC_TABLE_BY_SUM_LEN(@t->members) bytes, the datapath's
+ *
+ * A table whose output depends on P's four sums only through S = s_0 +
+ * 4 s_1 + 16 s_2 + 64 s_3, the plain sum of the members' values (a
+ * perfect ONN's does, and so do the shipped ones), can be looked up by
+ * that sum: the slot then adds the values as the exact average does, with
+ * no symbol planes and no mixed-radix index, for the same bits
+ * (optinc_table_sum_lookup()). Reads every entry once.
+ *
+ * Return: 0 with @t->by_sum set to @buf; -ENOENT, @t->by_sum NULL, when
+ * two indices of one S have different outputs, or for a cascade table.
+ */
+int optinc_table_by_sum(struct optinc_table *t, __u8 *buf)
+{
+	__u32 r = t->radix, s, i = 0, s0, s1, s2, s3;
+	const __u8 *out = t->out;
+
+	t->by_sum = NULL;
+	if (t->fanin)
+		return -ENOENT;
+	for (s = 0; s < OPTINC_TABLE_BY_SUM_LEN(t->members); s++)
+		buf[s] = out[table_sum_index(s, t->members, r)];
+	/* index order: s_0 fastest (onn.md section 4) */
+	for (s3 = 0; s3 < r; s3++)
+		for (s2 = 0; s2 < r; s2++)
+			for (s1 = 0; s1 < r; s1++)
+				for (s0 = 0; s0 < r; s0++, i++)
+					if (out[i] != buf[s0 + 4 * s1 +
+							  16 * s2 + 64 * s3])
+						return -ENOENT;
+	t->by_sum = buf;
+	return 0;
+}
+
+/*
+ * Eight elements a step, each sum taken from a 64-bit load of four
+ * accumulators and one of eight values, the eight outputs stored as one
+ * 64-bit word (as table_gather()). Return: the elements done.
+ */
+static __u32 sum_lookup8(const __u8 *lut, const __u16 *acc, const __u8 *src,
+			 __u32 n, __u8 *dst)
+{
+	__u64 a, b, v, o;
+	__u32 i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&a, acc + i, 8);
+		memcpy(&b, acc + i + 4, 8);
+		memcpy(&v, src + i, 8);
+		a = oi_le64(a);
+		b = oi_le64(b);
+		v = oi_le64(v);
+		o = (__u64)lut[(a & 0xffff) + (v & 0xff)] |
+		    (__u64)lut[(a >> 16 & 0xffff) + (v >> 8 & 0xff)] << 8 |
+		    (__u64)lut[(a >> 32 & 0xffff) + (v >> 16 & 0xff)] << 16 |
+		    (__u64)lut[(a >> 48) + (v >> 24 & 0xff)] << 24 |
+		    (__u64)lut[(b & 0xffff) + (v >> 32 & 0xff)] << 32 |
+		    (__u64)lut[(b >> 16 & 0xffff) + (v >> 40 & 0xff)] << 40 |
+		    (__u64)lut[(b >> 32 & 0xffff) + (v >> 48 & 0xff)] << 48 |
+		    (__u64)lut[(b >> 48) + (v >> 56)] << 56;
+		o = oi_le64(o);
+		memcpy(dst + i, &o, 8);
+	}
+	return i;
+}
+
+/**
+ * optinc_table_sum_lookup() - f_theta by the plain sum (OPTINC_K_ONNS8)
+ * @t:   the job's table
+ * @acc: the sums of the members' values (16-bit, as the exact average's)
+ * @src: the last contribution's values, added on the way; NULL: none
+ * @n:   elements
+ * @dst: @n output values
+ *
+ * A table put in while the slot was open may have no by-sum form: its
+ * entry at the sum's index of table_sum_index() answers then (one of the
+ * indices of that sum; the slot kept no symbol sums).
+ */
+void optinc_table_sum_lookup(const struct optinc_table *t, const __u16 *acc,
+			     const __u8 *src, __u32 n, __u8 *dst)
+{
+	const __u8 *lut = t->by_sum;
+	__u32 i;
+
+	if (!lut) {
+		for (i = 0; i < n; i++)
+			dst[i] = t->out[table_sum_index(acc[i] +
+					 (src ? src[i] : 0), t->members, t->radix)];
+		return;
+	}
+	i = 0;
+	if (src)
+		i = sum_lookup8(lut, acc, src, n, dst);
+	for (; i < n; i++)
+		dst[i] = lut[acc[i] + (src ? src[i] : 0)];
 }

@@ -17,6 +17,7 @@ static __u8 cascade_up_op(__u8 kind)
 	switch (kind) {
 	case OPTINC_K_AVG8:
 	case OPTINC_K_ONN8:
+	case OPTINC_K_ONNS8:
 	case OPTINC_K_AVG16:
 		return OPTINC_OP_CAVG;
 	case OPTINC_K_SUM8:
@@ -38,6 +39,7 @@ __u32 optinc_cascade_elem_bytes(__u8 kind)
 	switch (kind) {
 	case OPTINC_K_AVG8:
 	case OPTINC_K_ONN8:
+	case OPTINC_K_ONNS8:
 		return 2;
 	case OPTINC_K_MAX8:
 		return 1;
@@ -73,6 +75,7 @@ static void cascade_partial(const struct optinc_job *job,
 
 	switch (s->kind) {
 	case OPTINC_K_AVG8:
+	case OPTINC_K_ONNS8:
 		for (i = 0; i < n; i++)
 			oi_put16(dst + 2 * i, optinc_acc_u16(s->acc)[i]);
 		break;

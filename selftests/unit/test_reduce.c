@@ -232,6 +232,118 @@ TEST(onn_with_exact_table_equals_exact_mode)
 	}
 }
 
+/* Element @i's sum over @members rows of @n values. */
+static __u32 col_sum(const __u8 *in, int members, __u32 n, __u32 i)
+{
+	__u32 sum = 0;
+	int r;
+
+	for (r = 0; r < members; r++)
+		sum += in[(size_t)r * n + i];
+	return sum;
+}
+
+/* The index of @sum whose symbol sums are the most that fit, top down. */
+static __u32 greedy_idx(__u32 sum, int members)
+{
+	__u32 radix = 3u * members + 1, idx = 0, d;
+	int k;
+
+	for (k = 3; k >= 0; k--) {
+		d = sum >> (2 * k);
+		d = d < 3u * members ? d : 3u * members;
+		sum -= d << (2 * k);
+		idx = idx * radix + d;
+	}
+	return idx;
+}
+
+/* The plain sum of the symbol sums of table index @idx. */
+static __u32 idx_sum(__u32 idx, __u32 radix)
+{
+	__u32 s[4];
+
+	optinc_pam4_sums(idx, radix, 4, s);
+	return s[0] + 4 * s[1] + 16 * s[2] + 64 * s[3];
+}
+
+/*
+ * A table whose outputs depend on the sum alone (random ones, not only
+ * the exact average) has a by-sum form, and ONNS8 (the values summed,
+ * then that form) gives ONN8's bits (symbol planes, the full table), in
+ * two passes and folded; one entry off and it has none. A slot opened by
+ * sum whose table lost the form answers by one index of that sum.
+ */
+TEST(onn_by_sum_equals_planes)
+{
+	static __u8 tab[49 * 49 * 49 * 49], g[255 * 16 + 1], lut[255 * 16 + 1];
+	__u8 in[16 * 1000], planes[1000], sums[1000], folded[1000];
+	static __u32 acc[1000];
+	struct optinc_table t = { .bits = 8, .out = tab };
+	int members, r;
+	__u32 i, idx;
+
+	srand(5);
+	for (members = 1; members <= 16; members++) {
+		t.members = (__u16)members;
+		t.radix = (__u16)(3 * members + 1);
+		t.entries = t.radix * t.radix * t.radix * t.radix;
+		for (i = 0; i < OPTINC_TABLE_BY_SUM_LEN(members); i++)
+			g[i] = (__u8)rand();
+		for (i = 0; i < t.entries; i++)
+			tab[i] = g[idx_sum(i, t.radix)];
+		ASSERT_EQ(0, optinc_table_by_sum(&t, lut));
+		ASSERT_TRUE(t.by_sum == lut);
+		ASSERT_EQ(0, memcmp(g, lut, OPTINC_TABLE_BY_SUM_LEN(members)));
+		for (i = 0; i < sizeof(in); i++)
+			in[i] = (__u8)rand();
+		for (r = 0; r < members; r++) {
+			in[(size_t)r * 1000] = r ? 0 : 4;	/* sum 4 */
+			in[(size_t)r * 1000 + 10] = 0xff;	/* 255 N */
+		}
+		reduce(OPTINC_K_ONN8, members, in, 1000, &t, planes);
+		reduce(OPTINC_K_ONNS8, members, in, 1000, &t, sums);
+		ASSERT_EQ(0, memcmp(planes, sums, sizeof(sums)));
+		ASSERT_EQ(g[255 * members], sums[10]);
+		optinc_acc_load(OPTINC_K_ONNS8, acc, in, 1000);
+		for (r = 1; r < members - 1; r++)
+			optinc_acc_fold(OPTINC_K_ONNS8, acc, in + (size_t)r * 1000,
+					1000);
+		if (members > 1) {
+			ASSERT_EQ(1000, optinc_acc_fold_finish(OPTINC_K_ONNS8,
+					acc, in + (size_t)r * 1000, 1000,
+					(__u16)members, &t, folded));
+		} else {
+			optinc_acc_finish(OPTINC_K_ONNS8, acc, 1000, 1, &t,
+					  folded);
+		}
+		ASSERT_EQ(0, memcmp(planes, folded, sizeof(folded)));
+		/*
+		 * the entry of element 0's sum 4 at its greedy index (s_1 = 1)
+		 * off: the other index of 4 (s_0 = 4) disagrees, so there is
+		 * no by-sum form and t.by_sum is cleared (N = 1 has one index
+		 * per sum: still one); a slot by sum still answers, by that
+		 * index: element 0 sees the change
+		 */
+		idx = greedy_idx(4, members);
+		tab[idx] ^= 1;
+		if (members == 1)
+			continue;
+		ASSERT_EQ(-ENOENT, optinc_table_by_sum(&t, lut));
+		ASSERT_TRUE(t.by_sum == NULL);
+		reduce(OPTINC_K_ONNS8, members, in, 1000, &t, sums);
+		for (i = 0; i < 1000; i++)
+			ASSERT_EQ(tab[greedy_idx(col_sum(in, members, 1000, i),
+						 members)], sums[i]);
+		ASSERT_EQ(planes[0] ^ 1, sums[0]);
+		tab[idx] ^= 1;
+	}
+	/* a cascade table has none */
+	t.fanin = 2;
+	EXPECT_EQ(-ENOENT, optinc_table_by_sum(&t, lut));
+	EXPECT_TRUE(t.by_sum == NULL);
+}
+
 TEST(onn_wrong_entry_shows_where_it_is)
 {
 	static __u8 tab[13 * 13 * 13 * 13];
