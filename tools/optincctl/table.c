@@ -31,9 +31,10 @@ out:
 	return ret;
 }
 
-static void tbl_print(const char *path, const struct optinc_table *t,
+static void tbl_print(const char *path, struct optinc_table *t,
 		      const struct optinc_table_file_hdr *h)
 {
+	__u8 *lut = t->fanin ? NULL : malloc(OPTINC_TABLE_BY_SUM_LEN(t->members));
 	uint32_t wrong = le32toh(h->wrong);
 	char sha[2 * sizeof(h->model_sha256) + 1];
 	unsigned int i;
@@ -51,7 +52,11 @@ static void tbl_print(const char *path, const struct optinc_table *t,
 	optincctl_print_double("accuracy", " accuracy %.6f%%",
 			       100.0 * (t->entries - wrong) / t->entries);
 	optincctl_print_str("model_sha256", " model %s\n", sha);
+	/* the datapaths' check: whether onn jobs add values, not symbols */
+	optincctl_print_str("by_sum", "    by-sum %s\n",
+			    lut && !optinc_table_by_sum(t, lut) ? "yes" : "no");
 	optincctl_print_end();
+	free(lut);
 }
 
 static int tbl_show(const char *path)
