@@ -208,21 +208,25 @@ TEST(max16_max32_signed)
 	}
 }
 
+/* A one-level table's N, radix and entries for @members. */
+static void table_shape(struct optinc_table *t, int members)
+{
+	t->members = (__u16)members;
+	t->radix = (__u16)(3 * members + 1);
+	t->entries = t->radix * t->radix * t->radix * t->radix;
+}
+
 TEST(onn_with_exact_table_equals_exact_mode)
 {
 	static __u8 tab[49 * 49 * 49 * 49];
 	__u8 in[16 * 1000], exact[1000], onn[1000];
-	struct optinc_table t;
+	struct optinc_table t = { .bits = 8, .out = tab };
 	int members;
 	__u32 i;
 
 	srand(3);
 	for (members = 1; members <= 16; members++) {
-		t.members = (__u16)members;
-		t.bits = 8;
-		t.radix = (__u16)(3 * members + 1);
-		t.entries = t.radix * t.radix * t.radix * t.radix;
-		t.out = tab;
+		table_shape(&t, members);
 		optinc_table_fill_exact(tab, (__u16)members, 8);
 		for (i = 0; i < sizeof(in); i++)
 			in[i] = (__u8)rand();
@@ -285,9 +289,7 @@ TEST(onn_by_sum_equals_planes)
 
 	srand(5);
 	for (members = 1; members <= 16; members++) {
-		t.members = (__u16)members;
-		t.radix = (__u16)(3 * members + 1);
-		t.entries = t.radix * t.radix * t.radix * t.radix;
+		table_shape(&t, members);
 		for (i = 0; i < OPTINC_TABLE_BY_SUM_LEN(members); i++)
 			g[i] = (__u8)rand();
 		for (i = 0; i < t.entries; i++)
@@ -408,9 +410,7 @@ TEST(table_lookup_reads_the_entry_of_each_index)
 	for (i = 0; i < sizeof(tab); i++)
 		tab[i] = (__u8)(i * 2654435761u >> 24);
 	for (members = 2; members <= 16; members *= 2) {
-		t.members = (__u16)members;
-		t.radix = (__u16)(3 * members + 1);
-		t.entries = t.radix * t.radix * t.radix * t.radix;
+		table_shape(&t, members);
 		for (n = 1; n <= 200; n += 13) {
 			for (i = 0; i < (__u32)members * n; i++)
 				in[i] = (__u8)rand();
@@ -456,9 +456,7 @@ TEST(table_paths_match_the_scalar_reference_for_every_n)
 
 	srand(8);
 	for (members = 1; members <= 64; members++) {
-		t.members = (__u16)members;
-		t.radix = (__u16)(3 * members + 1);
-		t.entries = t.radix * t.radix * t.radix * t.radix;
+		table_shape(&t, members);
 		size = t.entries;
 		t.out = mmap(NULL, size, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
