@@ -307,31 +307,29 @@ int optinc_table_by_sum(struct optinc_table *t, __u8 *buf)
 }
 
 /*
- * Eight elements a step, each sum taken from a 64-bit load of four
- * accumulators and one of eight values, the eight outputs stored as one
- * 64-bit word (as table_gather()). Return: the elements done.
+ * Eight elements a step: the eight values from one 64-bit load, the eight
+ * outputs stored as one 64-bit word (as table_gather()). Return: the
+ * elements done.
  */
 static __u32 sum_lookup8(const __u8 *lut, const __u16 *acc, const __u8 *src,
 			 __u32 n, __u8 *dst)
 {
-	__u64 a, b, v, o;
+	const __u16 *a;
+	__u64 v, o;
 	__u32 i;
 
 	for (i = 0; i + 8 <= n; i += 8) {
-		memcpy(&a, acc + i, 8);
-		memcpy(&b, acc + i + 4, 8);
+		a = acc + i;
 		memcpy(&v, src + i, 8);
-		a = oi_le64(a);
-		b = oi_le64(b);
 		v = oi_le64(v);
-		o = (__u64)lut[(a & 0xffff) + (v & 0xff)] |
-		    (__u64)lut[(a >> 16 & 0xffff) + (v >> 8 & 0xff)] << 8 |
-		    (__u64)lut[(a >> 32 & 0xffff) + (v >> 16 & 0xff)] << 16 |
-		    (__u64)lut[(a >> 48) + (v >> 24 & 0xff)] << 24 |
-		    (__u64)lut[(b & 0xffff) + (v >> 32 & 0xff)] << 32 |
-		    (__u64)lut[(b >> 16 & 0xffff) + (v >> 40 & 0xff)] << 40 |
-		    (__u64)lut[(b >> 32 & 0xffff) + (v >> 48 & 0xff)] << 48 |
-		    (__u64)lut[(b >> 48) + (v >> 56)] << 56;
+		o = (__u64)lut[a[0] + (v & 0xff)] |
+		    (__u64)lut[a[1] + (v >> 8 & 0xff)] << 8 |
+		    (__u64)lut[a[2] + (v >> 16 & 0xff)] << 16 |
+		    (__u64)lut[a[3] + (v >> 24 & 0xff)] << 24 |
+		    (__u64)lut[a[4] + (v >> 32 & 0xff)] << 32 |
+		    (__u64)lut[a[5] + (v >> 40 & 0xff)] << 40 |
+		    (__u64)lut[a[6] + (v >> 48 & 0xff)] << 48 |
+		    (__u64)lut[a[7] + (v >> 56)] << 56;
 		o = oi_le64(o);
 		memcpy(dst + i, &o, 8);
 	}
