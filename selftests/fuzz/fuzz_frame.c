@@ -32,6 +32,7 @@
 static struct optinc_job fuzz_jobs[FUZZ_JOBS];
 static struct optinc_uplink fuzz_up;
 static struct optinc_table fuzz_tbl;
+static __u8 fuzz_lut[OPTINC_TABLE_BY_SUM_LEN(FUZZ_SIZE)];
 static struct optinc_endpoint fuzz_sw;
 static __u8 fuzz_out[FUZZ_ROOM];
 static struct optinc_bind fuzz_binds[FUZZ_JOBS];
@@ -75,6 +76,7 @@ static void fuzz_setup(void)
 	optinc_table_fill_exact(out, FUZZ_SIZE, 8);
 	fuzz_tbl = (struct optinc_table){ .members = FUZZ_SIZE, .bits = 8,
 		.radix = 3 * FUZZ_SIZE + 1, .entries = entries, .out = out };
+	fuzz_check(!optinc_table_by_sum(&fuzz_tbl, fuzz_lut));	/* exact */
 	/* a low limit, so that floods of bad frames reach it */
 	fuzz_check(!optinc_rl_conf_set(&fuzz_rl_conf, 100, 16, 1000000000));
 	fuzz_job_init(&fuzz_jobs[0], FUZZ_JOB_EXACT, 0, OPTINC_MODE_EXACT);
@@ -366,6 +368,27 @@ static void fuzz_report(void)
 		fuzz_sent[OPTINC_T_NACK]);
 }
 
+/* A parsed table's by-sum form: found or not, and then it holds. */
+static void fuzz_table_by_sum(struct optinc_table *t)
+{
+	__u8 *lut = malloc(OPTINC_TABLE_BY_SUM_LEN(t->members));
+	__u32 i;
+	int ret;
+
+	fuzz_check(lut != NULL);
+	ret = optinc_table_by_sum(t, lut);
+	fuzz_check(ret == 0 || (ret == -ENOENT && !t->by_sum));
+	/* the entry of each index is the form's at its sum */
+	for (i = 0; !ret && i < t->entries && i < 4096; i++) {
+		__u32 s[4];
+
+		optinc_pam4_sums(i, t->radix, 4, s);
+		fuzz_check(t->out[i] ==
+			   lut[s[0] + 4 * s[1] + 16 * s[2] + 64 * s[3]]);
+	}
+	free(lut);
+}
+
 static void fuzz_table(const __u8 *data, size_t len)
 {
 	struct optinc_table t;
@@ -379,6 +402,7 @@ static void fuzz_table(const __u8 *data, size_t len)
 		for (i = 0; i < t.entries; i++)
 			sum += t.out[i];
 		fuzz_check(sum <= 255u * t.entries);
+		fuzz_table_by_sum(&t);
 	} else {
 		fuzz_check(why != NULL);
 	}
@@ -407,6 +431,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_table(data, size);
 		return 0;
 	}
+	/* onn slots by sum or through the planes (the same bits) */
+	fuzz_tbl.by_sum = ctl & FUZZ_CTL_BY_SUM ? fuzz_lut : NULL;
 	d.room = ctl & FUZZ_CTL_SHORT ? 64 + (size & 0xff) : sizeof(fuzz_out);
 	d.short_room = !!(ctl & FUZZ_CTL_SHORT);
 	for (k = 0; k < FUZZ_PORTS; k++)
