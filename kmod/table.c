@@ -62,11 +62,13 @@ static int table_store(struct optinc_kswitch *sw, u16 id,
 /*
  * Its by-sum form, where it has one: onn jobs then add values, not
  * symbols (the core's optinc_table_by_sum()). Without memory for it the
- * table is used as it is.
+ * table is used as it is, and so is one of more than 2^24 entries (N >
+ * 21): the check reads every entry in one loop, under RTNL, which for N =
+ * 64's 1.4e9 would hold the CPU for seconds.
  */
 static void table_by_sum(struct optinc_ktable *t)
 {
-	if (t->t.fanin)
+	if (t->t.fanin || t->t.entries > (1u << 24))
 		return;
 	t->by_sum = kvmalloc(OPTINC_TABLE_BY_SUM_LEN(t->t.members), GFP_KERNEL);
 	if (t->by_sum && optinc_table_by_sum(&t->t, t->by_sum)) {
