@@ -72,6 +72,9 @@ __u16 optinc_ip_csum(const void *iph, __u32 len);
 
 /* ---- per-element arithmetic (all integer) ---- */
 
+/* A by-sum table's most patches on the exact average (optinc_table). */
+#define OPTINC_TABLE_PATCH_MAX		8
+
 /* Truth table of an ONN: maps the P-unit sums to the output value. */
 struct optinc_table {
 	__u16	members;	/* N */
@@ -87,6 +90,18 @@ struct optinc_table {
 	 * same S has the same output: optinc_table_by_sum(). Else NULL.
 	 */
 	const __u8 *by_sum;
+	/*
+	 * by_avg: by_sum differs from the exact average of S (a perfect
+	 * ONN's, the shipped tables') at no more than OPTINC_TABLE_PATCH_MAX
+	 * sums, the patches (sums ascending), so a slot computes that average
+	 * and puts these outputs in: no look-up per element (a trained ONN's
+	 * errors follow S). Set by optinc_table_by_sum() only: 0 (a table
+	 * filled in by hand) looks up.
+	 */
+	__u8	by_avg;
+	__u8	patches;
+	__u8	patch_out[OPTINC_TABLE_PATCH_MAX];
+	__u16	patch_sum[OPTINC_TABLE_PATCH_MAX];
 };
 
 /* Entries of a by-sum table of N members: S = 0 .. 255 N. */

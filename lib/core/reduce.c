@@ -150,9 +150,25 @@ __u8 optinc_result_bits(enum optinc_kind k)
  * 8-bit sum a <= 255 N has floor(a / N) = (a m) >> k, since the excess
  * a (m N - 2^k) / (N 2^k) < 255 N / 2^k stays below 1/N.
  */
+/*
+ * @q, or the patch's output where @a is a patched sum (struct
+ * optinc_table, by_avg): a fixed count of compares, unused ones on a sum
+ * no slot reaches, so that the loop around stays one vector loop.
+ */
+static inline __attribute__((always_inline))
+__u8 avg8_patch(__u16 a, __u8 q, const __u16 *ps, const __u8 *po)
+{
+	int e;
+
+	if (ps)
+		for (e = 0; e < OPTINC_TABLE_PATCH_MAX; e++)
+			q = a == ps[e] ? po[e] : q;
+	return q;
+}
+
 static inline __attribute__((always_inline))
 void avg8_loop(const __u16 *acc, const __u8 *add, __u32 n, __u16 members,
-	       __u8 *dst)
+	       const __u16 *ps, const __u8 *po, __u8 *dst)
 {
 	__u32 i, k = 16, m;
 
@@ -162,9 +178,10 @@ void avg8_loop(const __u16 *acc, const __u8 *add, __u32 n, __u16 members,
 
 		for (i = 0; i < n; i++) {
 			__u16 a = (__u16)(acc[i] + (add ? add[i] : 0));
-
-			dst[i] = (__u8)((__u16)(a + h - (h != 0) +
+			__u8 q = (__u8)((__u16)(a + h - (h != 0) +
 						((a >> s) & (h != 0))) >> s);
+
+			dst[i] = avg8_patch(a, q, ps, po);
 		}
 		return;
 	}
@@ -178,14 +195,15 @@ void avg8_loop(const __u16 *acc, const __u8 *add, __u32 n, __u16 members,
 		__u16 q = hi >> sh;
 		__u16 r2 = (__u16)(2 * (__u16)(a - (__u16)(q * nn)));
 
-		dst[i] = (__u8)(q + (r2 > nn) + ((r2 == nn) & q & 1));
+		dst[i] = avg8_patch(a, (__u8)(q + (r2 > nn) +
+					      ((r2 == nn) & q & 1)), ps, po);
 	}
 }
 
 OI_SIMD_CLONES
 static void finish_avg8(const __u16 *acc, __u32 n, __u16 members, __u8 *dst)
 {
-	avg8_loop(acc, NULL, n, members, dst);
+	avg8_loop(acc, NULL, n, members, NULL, NULL, dst);
 }
 
 /* The last contribution @add folded in on the way: one pass, not two. */
@@ -193,7 +211,56 @@ OI_SIMD_CLONES
 static void fold_finish_avg8(const __u16 *acc, const __u8 *add, __u32 n,
 			     __u16 members, __u8 *dst)
 {
-	avg8_loop(acc, add, n, members, dst);
+	avg8_loop(acc, add, n, members, NULL, NULL, dst);
+}
+
+/*
+ * The exact average with @t's patches put in, @add (may be NULL) folded
+ * in on the way. The patches are copied to the stack first: the compiler
+ * then knows that no store to @dst changes them, and keeps them in
+ * registers.
+ */
+OI_SIMD_CLONES
+static void finish_avg8_patched(const __u16 *acc, const __u8 *add, __u32 n,
+				__u16 members, const struct optinc_table *t,
+				__u8 *dst)
+{
+	__u16 ps[OPTINC_TABLE_PATCH_MAX];
+	__u8 po[OPTINC_TABLE_PATCH_MAX];
+	int e;
+
+	for (e = 0; e < OPTINC_TABLE_PATCH_MAX; e++) {
+		/* a sum of 8-bit values is at most 255 x 64: never 0xffff */
+		ps[e] = e < t->patches ? t->patch_sum[e] : 0xffff;
+		po[e] = e < t->patches ? t->patch_out[e] : 0;
+	}
+	if (add)
+		avg8_loop(acc, add, n, members, ps, po, dst);
+	else
+		avg8_loop(acc, NULL, n, members, ps, po, dst);
+}
+
+/*
+ * ONNS8's result: f_theta by the sum. A table near the exact average
+ * (by_avg) is that average and its patches, in vector lanes; else a
+ * look-up per element. The gain is the vector lanes, which the kernel's
+ * build does not have (no vector registers in softirq): it looks up.
+ */
+static void finish_onns8(const struct optinc_table *t, const __u16 *acc,
+			 const __u8 *add, __u32 n, __u16 members, __u8 *dst)
+{
+#ifndef __KERNEL__
+	if (t->by_sum && t->by_avg) {
+		if (t->patches)
+			finish_avg8_patched(acc, add, n, members, t, dst);
+		else if (add)
+			fold_finish_avg8(acc, add, n, members, dst);
+		else
+			finish_avg8(acc, n, members, dst);
+		return;
+	}
+#endif
+	optinc_table_sum_lookup(t, acc, add, n, dst);
 }
 
 /**
@@ -221,7 +288,7 @@ __u32 optinc_acc_finish(enum optinc_kind k, __u32 *acc, __u32 n,
 		optinc_table_lookup(t, (const __u8 *)acc, n, dst);
 		return n;
 	case OPTINC_K_ONNS8:
-		optinc_table_sum_lookup(t, optinc_acc_u16(acc), NULL, n, dst);
+		finish_onns8(t, optinc_acc_u16(acc), NULL, n, members, dst);
 		return n;
 	case OPTINC_K_CONN8:
 		optinc_cascade_finish_table(acc, n, t, dst);
@@ -293,7 +360,7 @@ __u32 optinc_acc_fold_finish(enum optinc_kind k, __u32 *acc, const __u8 *src,
 		optinc_table_fold_lookup(t, (const __u8 *)acc, src, n, dst);
 		return n;
 	case OPTINC_K_ONNS8:
-		optinc_table_sum_lookup(t, optinc_acc_u16(acc), src, n, dst);
+		finish_onns8(t, optinc_acc_u16(acc), src, n, members, dst);
 		return n;
 	default:
 		break;

@@ -97,6 +97,7 @@ int optinc_table_parse(const void *buf, __u64 len, struct optinc_table *t,
 	t->entries = entries;
 	t->out = (const __u8 *)buf + OPTINC_TABLE_HDR_LEN;
 	t->by_sum = NULL;	/* the datapath's optinc_table_by_sum() */
+	t->by_avg = 0;
 	return 0;
 }
 
@@ -279,17 +280,41 @@ static __u32 table_sum_index(__u32 s, __u32 members, __u32 radix)
  * perfect ONN's does, and so do the shipped ones), can be looked up by
  * that sum: the slot then adds the values as the exact average does, with
  * no symbol planes and no mixed-radix index, for the same bits
- * (optinc_table_sum_lookup()). Reads every entry once.
+ * (optinc_table_sum_lookup()). Reads every entry once. A form within
+ * OPTINC_TABLE_PATCH_MAX sums of the exact average is also kept as its
+ * patches on that average (struct optinc_table, by_avg), which the slot
+ * then computes instead of looking up (optinc_acc_finish()).
  *
  * Return: 0 with @t->by_sum set to @buf; -ENOENT, @t->by_sum NULL, when
  * two indices of one S have different outputs, or for a cascade table.
  */
+/*
+ * Where @lut differs from the exact average of its sum, if at no more than
+ * OPTINC_TABLE_PATCH_MAX sums: t->by_avg, and those sums' outputs.
+ */
+static void table_by_avg(struct optinc_table *t, const __u8 *lut)
+{
+	__u32 s, k = 0;
+
+	for (s = 0; s < OPTINC_TABLE_BY_SUM_LEN(t->members); s++) {
+		if (lut[s] == optinc_avg_rhe(s, t->members))
+			continue;
+		if (k == OPTINC_TABLE_PATCH_MAX)
+			return;
+		t->patch_sum[k] = (__u16)s;
+		t->patch_out[k++] = lut[s];
+	}
+	t->patches = (__u8)k;
+	t->by_avg = 1;
+}
+
 int optinc_table_by_sum(struct optinc_table *t, __u8 *buf)
 {
 	__u32 r = t->radix, s, i = 0, s0, s1, s2, s3;
 	const __u8 *out = t->out;
 
 	t->by_sum = NULL;
+	t->by_avg = 0;
 	if (t->fanin)
 		return -ENOENT;
 	for (s = 0; s < OPTINC_TABLE_BY_SUM_LEN(t->members); s++)
@@ -303,6 +328,7 @@ int optinc_table_by_sum(struct optinc_table *t, __u8 *buf)
 							  16 * s2 + 64 * s3])
 						return -ENOENT;
 	t->by_sum = buf;
+	table_by_avg(t, buf);
 	return 0;
 }
 

@@ -47,7 +47,7 @@ refused() {
 	ok_if "$name" test $rc = 0
 }
 
-tap_plan 33
+tap_plan 35
 d_start "$T_TMP/d.log" . -- --addr 10.77.0.254 \
 	--job id=5,size=4,bits=16,window=8,max-elems=1024 \
 	--job id=6,size=4,table="$SRC_ROOT/models/onn-n4.tbl"
@@ -70,21 +70,33 @@ same "table load ID FILE = daemon table ID FILE" -d "daemon:$P" table load 6 \
 	"$SRC_ROOT/models/onn-n4.tbl"
 same "table show FILE needs no datapath" table show "$SRC_ROOT/models/onn-n4.tbl" -- \
 	-d kmod:nosuch table show "$SRC_ROOT/models/onn-n4.tbl"
-# the shipped table has a by-sum form (onn.md section 6); one with wrong
-# entries near the averages has none
+# the shipped table has a by-sum form (onn.md section 6), and is the exact
+# average (no patches); one with 8 sums off it is the average and 8
+# patches, one with 9 is looked up; one with wrong entries near the
+# averages (not whole sums) has no by-sum form
 by_sum_is() {
 	local got
 
-	got=$("$C" -j table show "$1" | /usr/bin/python3 -c \
-		'import json, sys; print(json.load(sys.stdin)["by_sum"])')
-	[ "$got" = "$2" ] || { echo "# $1: by_sum '$got', wanted '$2'"; return 1; }
+	got=$("$C" -j table show "$1" | /usr/bin/python3 -c '
+import json, sys
+t = json.load(sys.stdin)
+print(t["by_sum"], t["by_avg"], t["patches"])')
+	[ "$got" = "$2" ] || { echo "# $1: by_sum by_avg patches '$got', wanted '$2'"; return 1; }
 }
-ok_if "table show: the shipped N = 4 table has a by-sum form" \
-	by_sum_is "$SRC_ROOT/models/onn-n4.tbl" yes
+ok_if "table show: the shipped N = 4 table has a by-sum form, the exact average" \
+	by_sum_is "$SRC_ROOT/models/onn-n4.tbl" "yes yes 0"
+for k in 8 9; do
+	"$O/tools/demo/optinc-table-inject" -n 4 -o "$T_TMP/sums$k.tbl" \
+		--errors $k --by-sum >/dev/null
+done
+ok_if "table show: 8 sums off the exact average are 8 patches" \
+	by_sum_is "$T_TMP/sums8.tbl" "yes yes 8"
+ok_if "table show: 9 sums off the exact average are looked up" \
+	by_sum_is "$T_TMP/sums9.tbl" "yes no 0"
 "$O/tools/demo/optinc-table-inject" -n 4 -o "$T_TMP/wrong.tbl" --errors 40 \
 	--near 20 >/dev/null
 ok_if "table show: a table with 40 wrong entries has none" \
-	by_sum_is "$T_TMP/wrong.tbl" no
+	by_sum_is "$T_TMP/wrong.tbl" "no no 0"
 
 ip netns add "$NS"
 same "-n NETNS: the daemon's socket is found from another namespace" \

@@ -25,6 +25,7 @@
 #define FUZZ_CTL_SHORT	0x02	/* answers built into a short buffer */
 #define FUZZ_CTL_PORTS	0x04	/* frames come in on FUZZ_PORTS ports in turn */
 #define FUZZ_CTL_BY_SUM	0x08	/* the onn job's table in its by-sum form */
+#define FUZZ_CTL_LOOKUP	0x10	/* ... looked up, not by the average */
 #define FUZZ_CTL_TABLE	0x80	/* the input is a truth-table file */
 
 /* The switch: 10.77.0.254, port FUZZ_PORT. */

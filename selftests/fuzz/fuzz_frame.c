@@ -73,10 +73,20 @@ static void fuzz_setup(void)
 	for (k = 0; k < 4; k++)
 		entries *= 3 * FUZZ_SIZE + 1;
 	out = malloc(entries);
-	optinc_table_fill_exact(out, FUZZ_SIZE, 8);
 	fuzz_tbl = (struct optinc_table){ .members = FUZZ_SIZE, .bits = 8,
 		.radix = 3 * FUZZ_SIZE + 1, .entries = entries, .out = out };
-	fuzz_check(!optinc_table_by_sum(&fuzz_tbl, fuzz_lut));	/* exact */
+	optinc_table_fill_exact(out, FUZZ_SIZE, 8);
+	/* two sums off the exact average: its by-sum form has two patches */
+	for (k = 0; k < (int)entries; k++) {
+		__u32 s[4];
+
+		optinc_pam4_sums(k, fuzz_tbl.radix, 4, s);
+		if (s[0] + 4 * s[1] + 16 * s[2] + 64 * s[3] == 7 ||
+		    s[0] + 4 * s[1] + 16 * s[2] + 64 * s[3] == 510)
+			out[k] ^= 1;
+	}
+	fuzz_check(!optinc_table_by_sum(&fuzz_tbl, fuzz_lut));
+	fuzz_check(fuzz_tbl.by_avg && fuzz_tbl.patches == 2);
 	/* a low limit, so that floods of bad frames reach it */
 	fuzz_check(!optinc_rl_conf_set(&fuzz_rl_conf, 100, 16, 1000000000));
 	fuzz_job_init(&fuzz_jobs[0], FUZZ_JOB_EXACT, 0, OPTINC_MODE_EXACT);
@@ -349,6 +359,7 @@ static void fuzz_report(void)
 		[OPTINC_SW_REBOUND] = "rebound",
 		[OPTINC_SW_SENT] = "sent",
 		[OPTINC_SW_TX_ERROR] = "tx_error",
+		[OPTINC_SW_RESULTS_SHARED] = "results_shared",
 		[OPTINC_SW_UP_SENT] = "up_sent",
 		[OPTINC_SW_UP_RESENT] = "up_resent",
 		[OPTINC_SW_UP_HINTED] = "up_hinted",
@@ -372,7 +383,7 @@ static void fuzz_report(void)
 static void fuzz_table_by_sum(struct optinc_table *t)
 {
 	__u8 *lut = malloc(OPTINC_TABLE_BY_SUM_LEN(t->members));
-	__u32 i;
+	__u32 i, k = 0;
 	int ret;
 
 	fuzz_check(lut != NULL);
@@ -386,6 +397,15 @@ static void fuzz_table_by_sum(struct optinc_table *t)
 		fuzz_check(t->out[i] ==
 			   lut[s[0] + 4 * s[1] + 16 * s[2] + 64 * s[3]]);
 	}
+	/* by the average: it and the patches give each sum's entry */
+	for (i = 0, k = 0; !ret && t->by_avg &&
+	     i < OPTINC_TABLE_BY_SUM_LEN(t->members); i++) {
+		if (k < t->patches && t->patch_sum[k] == i)
+			fuzz_check(lut[i] == t->patch_out[k++]);
+		else
+			fuzz_check(lut[i] == optinc_avg_rhe(i, t->members));
+	}
+	fuzz_check(ret || !t->by_avg || k == t->patches);
 	free(lut);
 }
 
@@ -431,8 +451,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_table(data, size);
 		return 0;
 	}
-	/* onn slots by sum or through the planes (the same bits) */
+	/*
+	 * onn slots by sum (the average and its patches, or looked up) or
+	 * through the planes: the same bits
+	 */
 	fuzz_tbl.by_sum = ctl & FUZZ_CTL_BY_SUM ? fuzz_lut : NULL;
+	fuzz_tbl.by_avg = !(ctl & FUZZ_CTL_LOOKUP);
 	d.room = ctl & FUZZ_CTL_SHORT ? 64 + (size & 0xff) : sizeof(fuzz_out);
 	d.short_room = !!(ctl & FUZZ_CTL_SHORT);
 	for (k = 0; k < FUZZ_PORTS; k++)

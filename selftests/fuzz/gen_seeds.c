@@ -132,6 +132,10 @@ static int seed_ops(const char *dir)
 		snprintf(name, sizeof(name), "onn-by-sum-op%u-bits%u",
 			 ops[i][0], ops[i][1]);
 		err |= seed_write(dir, name, &s);
+		s.buf[0] |= FUZZ_CTL_LOOKUP;
+		snprintf(name, sizeof(name), "onn-lookup-op%u-bits%u",
+			 ops[i][0], ops[i][1]);
+		err |= seed_write(dir, name, &s);
 	}
 	return err;
 }

@@ -346,6 +346,99 @@ TEST(onn_by_sum_equals_planes)
 	EXPECT_TRUE(t.by_sum == NULL);
 }
 
+/* Column @i of @members rows of @n values set to sum to @sum. */
+static void col_set(__u8 *in, int members, __u32 n, __u32 i, __u32 sum)
+{
+	__u32 v;
+	int r;
+
+	for (r = 0; r < members; r++) {
+		v = sum < 255 ? sum : 255;
+		in[(size_t)r * n + i] = (__u8)v;
+		sum -= v;
+	}
+}
+
+/*
+ * A by-sum table within OPTINC_TABLE_PATCH_MAX sums of the exact average
+ * is kept as that average and its patches (sums ascending), and a slot by
+ * sum then gives every element its sum's entry, patched sums included, in
+ * two passes and folded; one patch more and it looks up, with the same
+ * bits.
+ */
+TEST(onn_near_exact_by_patches)
+{
+	static __u8 tab[49 * 49 * 49 * 49], g[255 * 16 + 1], lut[255 * 16 + 1];
+	static const int ks[] = { 0, 1, 3, OPTINC_TABLE_PATCH_MAX,
+				  OPTINC_TABLE_PATCH_MAX + 1 };
+	__u8 in[16 * 1000], planes[1000], sums[1000], folded[1000];
+	__u32 i, s, len, prev;
+	static __u32 acc[1000];
+	struct optinc_table t = { .bits = 8, .out = tab };
+	int members, r, j, e;
+
+	srand(7);
+	for (members = 1; members <= 16; members++) {
+		table_shape(&t, members);
+		len = OPTINC_TABLE_BY_SUM_LEN(members);
+		for (j = 0; j < (int)(sizeof(ks) / sizeof(ks[0])); j++) {
+			__u32 off[OPTINC_TABLE_PATCH_MAX + 1];
+
+			for (s = 0; s < len; s++)
+				g[s] = (__u8)optinc_avg_rhe(s, members);
+			for (e = 0; e < ks[j]; e++) {	/* k distinct sums off */
+				do
+					off[e] = (__u32)rand() % len;
+				while (g[off[e]] != optinc_avg_rhe(off[e],
+								   members));
+				g[off[e]] ^= (__u8)(1 + rand() % 255);
+			}
+			for (i = 0; i < t.entries; i++)
+				tab[i] = g[idx_sum(i, t.radix)];
+			ASSERT_EQ(0, optinc_table_by_sum(&t, lut));
+			ASSERT_EQ(ks[j] <= OPTINC_TABLE_PATCH_MAX, t.by_avg);
+			if (t.by_avg) {
+				ASSERT_EQ(ks[j], t.patches);
+				for (e = 0, prev = 0; e < ks[j]; e++) {
+					s = t.patch_sum[e];
+					ASSERT_TRUE(!e || s > prev);
+					ASSERT_NE(optinc_avg_rhe(s, members),
+						  t.patch_out[e]);
+					ASSERT_EQ(g[s], t.patch_out[e]);
+					prev = s;
+				}
+			}
+			for (i = 0; i < sizeof(in); i++)
+				in[i] = (__u8)rand();
+			for (e = 0; e < ks[j]; e++)	/* each patch, twice */
+				col_set(in, members, 1000, 100 + 2 * e, off[e]);
+			for (e = 0; e < ks[j]; e++)
+				col_set(in, members, 1000, 501 + 2 * e, off[e]);
+			col_set(in, members, 1000, 10, 255u * members);
+			col_set(in, members, 1000, 11, 0);
+			reduce(OPTINC_K_ONN8, members, in, 1000, &t, planes);
+			reduce(OPTINC_K_ONNS8, members, in, 1000, &t, sums);
+			optinc_acc_load(OPTINC_K_ONNS8, acc, in, 1000);
+			for (r = 1; r < members - 1; r++)
+				optinc_acc_fold(OPTINC_K_ONNS8, acc,
+						in + (size_t)r * 1000, 1000);
+			if (members > 1)
+				optinc_acc_fold_finish(OPTINC_K_ONNS8, acc,
+						in + (size_t)r * 1000, 1000,
+						(__u16)members, &t, folded);
+			else
+				optinc_acc_finish(OPTINC_K_ONNS8, acc, 1000, 1,
+						  &t, folded);
+			for (i = 0; i < 1000; i++) {
+				s = col_sum(in, members, 1000, i);
+				ASSERT_EQ(g[s], planes[i]);
+				ASSERT_EQ(g[s], sums[i]);
+				ASSERT_EQ(g[s], folded[i]);
+			}
+		}
+	}
+}
+
 TEST(onn_wrong_entry_shows_where_it_is)
 {
 	static __u8 tab[13 * 13 * 13 * 13];

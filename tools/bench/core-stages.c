@@ -18,12 +18,13 @@
 #define ST_ELEMS	8704
 
 enum { ST_X_LOAD, ST_X_FOLD, ST_X_LAST, ST_O_LOAD, ST_O_FOLD, ST_O_LAST,
-       ST_O_LOOKUP, ST_S_LAST, ST_COPY, ST_N };
+       ST_O_LOOKUP, ST_S_LAST, ST_A_LAST, ST_P_LAST, ST_COPY, ST_N };
 
 static const char *const st_names[ST_N] = {
 	"exact load", "exact fold", "exact fold+finish", "onn load (P)",
 	"onn fold (P)", "onn fold+look-up", "onn look-up alone",
-	"by-sum fold+look-up", "result copy",
+	"by-sum fold+look-up", "by-avg fold+finish", "by-avg, 8 patches",
+	"result copy",
 };
 
 #if defined(__x86_64__)
@@ -44,9 +45,44 @@ static inline __u64 st_clock(void)
 struct st_run {
 	int n;
 	struct optinc_table t, ts;	/* ts: t with a by-sum form */
-	__u8 *acc, *res, *src, *copy;
+	/* the exact table by avg, and with 8 sums off it */
+	struct optinc_table ta, tp;
+	__u8 *acc, *res, *src, *copy, *lut[2];
 	double *c[ST_N];	/* cycles per element of each round */
 };
+
+/*
+ * The exact table (by avg, no patches) and a copy with 8 sums off it (8
+ * patches), each through optinc_table_by_sum() as a datapath installs it.
+ */
+static int st_by_avg(struct st_run *s)
+{
+	__u32 len = OPTINC_TABLE_BY_SUM_LEN(s->n), k, sums[4], e;
+	__u8 *ex = malloc(s->t.entries), *off = malloc(s->t.entries);
+
+	s->ta = s->tp = s->t;
+	s->ta.out = ex;
+	s->tp.out = off;
+	s->lut[0] = malloc(len);
+	s->lut[1] = malloc(len);
+	if (!ex || !off || !s->lut[0] || !s->lut[1])
+		return -1;
+	optinc_table_fill_exact(ex, (__u16)s->n, 8);
+	memcpy(off, ex, s->t.entries);
+	for (k = 0; k < s->t.entries; k++) {
+		optinc_pam4_sums(k, s->t.radix, 4, sums);
+		e = sums[0] + 4 * sums[1] + 16 * sums[2] + 64 * sums[3];
+		if (e % (len / 8) == len / 16)	/* 8 sums, spread */
+			off[k] ^= 1;
+	}
+	if (optinc_table_by_sum(&s->ta, s->lut[0]) ||
+	    optinc_table_by_sum(&s->tp, s->lut[1]) || s->ta.patches ||
+	    s->tp.patches != 8) {
+		fprintf(stderr, "core-bench: the by-avg tables came out wrong\n");
+		return -1;
+	}
+	return 0;
+}
 
 static int st_setup(struct st_run *s, int n, int rounds)
 {
@@ -70,6 +106,8 @@ static int st_setup(struct st_run *s, int n, int rounds)
 	/* a by-sum form of its own, as pseudo-random: ONNS8 reads only it */
 	s->ts = s->t;
 	s->ts.by_sum = tab;	/* entries > 255 N + 1 */
+	if (st_by_avg(s))
+		return -1;
 	for (k = 0; k < (__u32)n * ST_ELEMS; k++)
 		s->src[k] = (__u8)rand();
 	memset(s->acc, 0, (size_t)ST_WINDOW * 4 * ST_ELEMS);
@@ -87,6 +125,10 @@ static void st_free(struct st_run *s)
 	int k;
 
 	free((void *)s->t.out);
+	free((void *)s->ta.out);
+	free((void *)s->tp.out);
+	free(s->lut[0]);
+	free(s->lut[1]);
 	free(s->acc);
 	free(s->res);
 	free(s->src);
@@ -108,7 +150,7 @@ static void st_round(struct st_run *s, int k)
 	__u8 *d = s->res + (size_t)(k % ST_WINDOW) * ST_ELEMS, *v = s->src;
 	const __u8 *last = v + (size_t)(s->n - 1) * ST_ELEMS;
 	__u64 dt[ST_N];
-	int r, n = s->n;
+	int r, j, n = s->n;
 
 	ST_TIME(ST_X_LOAD, optinc_acc_load(OPTINC_K_AVG8, a, v, ST_ELEMS));
 	ST_TIME(ST_X_FOLD, for (r = 1; r < n - 1; r++)
@@ -129,6 +171,15 @@ static void st_round(struct st_run *s, int k)
 		optinc_acc_fold(OPTINC_K_ONNS8, a, v + r * ST_ELEMS, ST_ELEMS);
 	ST_TIME(ST_S_LAST, optinc_acc_fold_finish(OPTINC_K_ONNS8, a, last,
 			ST_ELEMS, (__u16)n, &s->ts, d));
+	for (r = 0; r < 2; r++) {
+		optinc_acc_load(OPTINC_K_ONNS8, a, v, ST_ELEMS);
+		for (j = 1; j < n - 1; j++)
+			optinc_acc_fold(OPTINC_K_ONNS8, a, v + j * ST_ELEMS,
+					ST_ELEMS);
+		ST_TIME(r ? ST_P_LAST : ST_A_LAST,
+			optinc_acc_fold_finish(OPTINC_K_ONNS8, a, last,
+				ST_ELEMS, (__u16)n, r ? &s->tp : &s->ta, d));
+	}
 	ST_TIME(ST_COPY, memcpy(s->copy, d, ST_ELEMS));
 	for (r = 0; r < ST_N; r++)
 		s->c[r][k] = (double)dt[r] / ST_ELEMS;
@@ -181,7 +232,7 @@ static double st_floor(int rounds)
 
 static void st_print(struct st_run *s, int rounds)
 {
-	double slot[3] = { 0, 0, 0 }, med;
+	double slot[4] = { 0, 0, 0, 0 }, med;
 	int i, folds = s->n > 2 ? s->n - 2 : 0;
 
 	for (i = 0; i < ST_N; i++) {
@@ -192,15 +243,20 @@ static void st_print(struct st_run *s, int rounds)
 		if (i <= ST_X_LAST || (i >= ST_O_LOAD && i <= ST_O_LAST))
 			slot[i >= ST_O_LOAD] += med *
 				(i == ST_X_FOLD || i == ST_O_FOLD ? folds : 1);
-		if (i == ST_X_LOAD || i == ST_X_FOLD)	/* by sum's too */
+		if (i == ST_X_LOAD || i == ST_X_FOLD) {	/* by sum's too */
 			slot[2] += med * (i == ST_X_FOLD ? folds : 1);
+			slot[3] += med * (i == ST_X_FOLD ? folds : 1);
+		}
 		if (i == ST_S_LAST)
 			slot[2] += med;
+		if (i == ST_A_LAST)
+			slot[3] += med;
 	}
-	printf("%3d  slot, exact / onn / onn by sum: %.3f / %.3f / %.3f cycles per "
-	       "element (medians), %.0f / %.0f / %.0f per frame\n", s->n,
-	       slot[0], slot[1], slot[2], slot[0] * ST_ELEMS / s->n,
-	       slot[1] * ST_ELEMS / s->n, slot[2] * ST_ELEMS / s->n);
+	printf("%3d  slot, exact / onn / onn by sum / onn by avg: %.3f / %.3f / "
+	       "%.3f / %.3f cycles per element (medians), %.0f / %.0f / %.0f / "
+	       "%.0f per frame\n", s->n, slot[0], slot[1], slot[2], slot[3],
+	       slot[0] * ST_ELEMS / s->n, slot[1] * ST_ELEMS / s->n,
+	       slot[2] * ST_ELEMS / s->n, slot[3] * ST_ELEMS / s->n);
 }
 
 /**

@@ -35,6 +35,7 @@ SIZES="2 4 8 16"
 MODES="testpmd exact onn chain"
 FRAMES=40000 WARMUP=4000 ROUNDS=3 WINDOW=64 LCORES=1 JOBS=1
 SW_CPU=0 GEN_CPU=1
+TABLE=model
 OUT=$ROOT/Documentation/bench-results.md
 SWARGS=
 
@@ -42,7 +43,7 @@ usage() {
 	cat <<EOF
 usage: line-bench.sh [-N 'SIZES'] [-m 'MODES'] [-f FRAMES] [-w WARMUP]
                      [-R ROUNDS] [-W WINDOW] [-L 'LCORES'] [-J JOBS]
-                     [-a 'OPTINCD ARGS'] [-o FILE]
+                     [-t TABLE] [-a 'OPTINCD ARGS'] [-o FILE]
   -N   members (default "$SIZES"); one memif port per member
   -m   any of: testpmd exact onn chain (default "$MODES")
   -f   timed data frames per member (default $FRAMES), after -w (default $WARMUP)
@@ -52,6 +53,10 @@ usage: line-bench.sh [-N 'SIZES'] [-m 'MODES'] [-f FRAMES] [-w WARMUP]
        CPUs 0.. of this machine); testpmd runs with the first only
   -J   jobs of N members each (default $JOBS), placed by optincd over its
        lcores; the generator sends job k on queue k % lcores
+  -t   onn mode's table: model (the shipped one, else the exact one;
+       default), sums:K (the exact one with K sums off: a by-sum form,
+       by the average with K <= 8 patches, else looked up by the sum),
+       entries:K (K entries off: no by-sum form, through the planes)
   -a   more optincd options (after --)
   -o   Markdown output, appended (default Documentation/bench-results.md;
        - for none)
@@ -74,6 +79,7 @@ while [ $# -gt 0 ]; do
 	-L) LCORES=$2; shift ;;
 	-J) JOBS=$2; shift ;;
 	-a) SWARGS=$2; shift ;;
+	-t) TABLE=$2; shift ;;
 	-o) OUT=$2; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
@@ -82,6 +88,10 @@ while [ $# -gt 0 ]; do
 done
 
 [ -x "$GEN" ] && [ -x "$OPTINCD" ] || die "build first (make): $GEN, $OPTINCD"
+case $TABLE in
+model|sums:[0-9]*|entries:[0-9]*) ;;
+*) die "-t '$TABLE': not model, sums:K or entries:K" ;;
+esac
 case " $MODES " in
 *" testpmd "*) command -v "$TESTPMD" >/dev/null ||
 	die "$TESTPMD not found: install dpdk (make deps)" ;;
@@ -121,10 +131,19 @@ sw_lcores() {
 	echo "$l"
 }
 
-# The truth table of onn mode for N = $1: the shipped model's, or the exact one.
+# The truth table of onn mode for N = $1: the shipped model's, or the exact
+# one; with -t sums:K or entries:K, the exact one with K sums or entries off.
 table_for() {
-	local n=$1 t=$ROOT/models/onn-n$1.tbl
+	local n=$1 t=$ROOT/models/onn-n$1.tbl k=${TABLE#*:}
 
+	if [ "$TABLE" != model ]; then
+		t=$TMP/${TABLE%%:*}$k-n$n.tbl
+		[ -f "$t" ] || "$INJECT" -n "$n" -o "$t" --errors "$k" \
+			$([ "${TABLE%%:*}" = sums ] && echo --by-sum) >/dev/null ||
+			return 1
+		echo "$t"
+		return
+	fi
 	if [ -f "$t" ]; then
 		echo "$t"
 		return
@@ -270,7 +289,7 @@ report() {
 
 	echo "## optincd without veth: optinc-line-bench on net_memif ports"
 	echo
-	echo "\`tools/bench/line-bench.sh -N '$SIZES' -m '$MODES' -f $FRAMES -w $WARMUP -R $ROUNDS -W $WINDOW -L '$LCORES' -J $JOBS${SWARGS:+ -a '$SWARGS'}\`,"
+	echo "\`tools/bench/line-bench.sh -N '$SIZES' -m '$MODES' -f $FRAMES -w $WARMUP -R $ROUNDS -W $WINDOW -L '$LCORES' -J $JOBS -t $TABLE${SWARGS:+ -a '$SWARGS'}\`,"
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load before/after: $LOAD0 / $(cut -d' ' -f1-3 /proc/loadavg)."
 	echo "Switch on CPUs $SW_CPU.. ($LCORES lcore(s)), generator on CPU $GEN_CPU; medians over $ROUNDS rounds (min-max);"
 	echo "ratios per round, optincd against testpmd of the same round."

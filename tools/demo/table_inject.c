@@ -10,7 +10,7 @@
 #include <optinc/core.h>
 
 struct inject_opts {
-	unsigned int members, errors, delta, near;
+	unsigned int members, errors, delta, near, by_sum;
 	unsigned long long seed;
 	const char *from, *out;
 };
@@ -80,8 +80,8 @@ static int load_source(const struct inject_opts *o, __u8 *out, __u32 entries,
 	return 0;
 }
 
-/* Average (offset binary) an entry stands for: the P sums say the sum. */
-static unsigned int entry_avg(__u32 idx, __u32 radix, unsigned int members)
+/* The members' plain sum S an entry stands for: the P sums say it. */
+static __u32 entry_sum(__u32 idx, __u32 radix)
 {
 	__u32 sums[4], total = 0;
 	int k;
@@ -89,7 +89,61 @@ static unsigned int entry_avg(__u32 idx, __u32 radix, unsigned int members)
 	optinc_pam4_sums(idx, radix, 4, sums);
 	for (k = 3; k >= 0; k--)
 		total = total * 4 + sums[k];
-	return optinc_avg_rhe(total, members);
+	return total;
+}
+
+/* Average (offset binary) an entry stands for. */
+static unsigned int entry_avg(__u32 idx, __u32 radix, unsigned int members)
+{
+	return optinc_avg_rhe(entry_sum(idx, radix), members);
+}
+
+/* @v moved by +-delta (@up), reflected into 0..255; -1 where neither fits. */
+static int inject_move(int v, unsigned int delta, int up)
+{
+	int w = v + (up ? (int)delta : -(int)delta);
+
+	if (w < 0 || w > 255)
+		w = v * 2 - w;
+	return w < 0 || w > 255 ? -1 : w;
+}
+
+/*
+ * --by-sum: @errors sums S, every entry of each moved by the same +-delta,
+ * as a trained ONN's errors fall (Documentation/onn.md, section 8): the
+ * table keeps a by-sum form where its source had one.
+ */
+static int inject_sums(const struct inject_opts *o, __u8 *out, __u32 entries)
+{
+	__u32 radix = 3 * o->members + 1, len = 255 * o->members + 1, s, i;
+	unsigned long long seed = o->seed;
+	signed char *dir = calloc(len, 1);	/* 0, or +-1: the sum's move */
+	__u32 done = 0, tries = 0;
+	int avg;
+
+	if (!dir)
+		return -ENOMEM;
+	while (done < o->errors && tries++ < 100u * len) {
+		s = inject_rand(&seed) % len;
+		avg = optinc_avg_rhe(s, o->members);
+		if (dir[s] || (o->near && abs(avg - 128) > (int)o->near) ||
+		    inject_move(avg, o->delta, 1) < 0)
+			continue;
+		dir[s] = (inject_rand(&seed) & 1) ? 1 : -1;
+		done++;
+	}
+	for (i = 0; i < entries && done == o->errors; i++) {
+		s = entry_sum(i, radix);
+		if (dir[s] && inject_move(out[i], o->delta, dir[s] > 0) >= 0)
+			out[i] = inject_move(out[i], o->delta, dir[s] > 0);
+	}
+	free(dir);
+	if (done < o->errors) {
+		fprintf(stderr, "optinc-table-inject: only %u of %u sums could be changed\n",
+			done, o->errors);
+		return -ERANGE;
+	}
+	return 0;
 }
 
 /* Change @errors entries by +-delta, with --near only averages close to 0. */
@@ -100,6 +154,10 @@ static int inject(const struct inject_opts *o, __u8 *out, __u32 entries)
 	unsigned char *hit = calloc(entries, 1);
 	int v, avg;
 
+	if (o->by_sum) {
+		free(hit);
+		return inject_sums(o, out, entries);
+	}
 	if (!hit)
 		return -ENOMEM;
 	while (done < o->errors && tries++ < 100u * entries) {
@@ -107,11 +165,8 @@ static int inject(const struct inject_opts *o, __u8 *out, __u32 entries)
 		avg = entry_avg(idx, radix, o->members);
 		if (hit[idx] || (o->near && abs(avg - 128) > (int)o->near))
 			continue;
-		v = out[idx] + ((inject_rand(&seed) & 1) ? (int)o->delta :
-							    -(int)o->delta);
-		if (v < 0 || v > 255)
-			v = out[idx] * 2 - v;
-		if (v < 0 || v > 255)
+		v = inject_move(out[idx], o->delta, inject_rand(&seed) & 1);
+		if (v < 0)
 			continue;
 		out[idx] = v;
 		hit[idx] = 1;
@@ -163,10 +218,12 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: optinc-table-inject -n N -o OUT [--from TABLE] [--errors K]\n"
-		"                           [--delta D] [--near A] [--seed S]\n"
+		"                           [--delta D] [--near A] [--seed S] [--by-sum]\n"
 		"Writes a B=8 truth table for N members: TABLE (or the exact average)\n"
 		"with K more entries off by +-D; --near A picks only entries whose\n"
-		"average is within A of zero (the ones gradients hit most).\n");
+		"average is within A of zero (the ones gradients hit most); --by-sum\n"
+		"moves K sums of the members' values instead, every entry of each\n"
+		"(as a trained ONN's errors fall).\n");
 }
 
 static int parse_args(int argc, char **argv, struct inject_opts *o)
@@ -175,11 +232,12 @@ static int parse_args(int argc, char **argv, struct inject_opts *o)
 		{ "members", 1, NULL, 'n' }, { "out", 1, NULL, 'o' },
 		{ "from", 1, NULL, 'f' }, { "errors", 1, NULL, 'e' },
 		{ "delta", 1, NULL, 'd' }, { "near", 1, NULL, 'a' },
-		{ "seed", 1, NULL, 's' }, { NULL, 0, NULL, 0 }
+		{ "seed", 1, NULL, 's' }, { "by-sum", 0, NULL, 'b' },
+		{ NULL, 0, NULL, 0 }
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "n:o:f:e:d:a:s:", lopts,
+	while ((c = getopt_long(argc, argv, "n:o:f:e:d:a:s:b", lopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'n': o->members = strtoul(optarg, NULL, 0); break;
@@ -189,6 +247,7 @@ static int parse_args(int argc, char **argv, struct inject_opts *o)
 		case 'd': o->delta = strtoul(optarg, NULL, 0); break;
 		case 'a': o->near = strtoul(optarg, NULL, 0); break;
 		case 's': o->seed = strtoull(optarg, NULL, 0); break;
+		case 'b': o->by_sum = 1; break;
 		default: return -EINVAL;
 		}
 	}

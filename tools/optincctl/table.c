@@ -52,9 +52,17 @@ static void tbl_print(const char *path, struct optinc_table *t,
 	optincctl_print_double("accuracy", " accuracy %.6f%%",
 			       100.0 * (t->entries - wrong) / t->entries);
 	optincctl_print_str("model_sha256", " model %s\n", sha);
-	/* the datapaths' check: whether onn jobs add values, not symbols */
-	optincctl_print_str("by_sum", "    by-sum %s\n",
+	/*
+	 * the datapaths' checks: whether onn jobs add values, not symbols,
+	 * and whether they then compute the exact average and its patches
+	 * instead of looking up (onn.md section 6)
+	 */
+	optincctl_print_str("by_sum", "    by-sum %s",
 			    lut && !optinc_table_by_sum(t, lut) ? "yes" : "no");
+	optincctl_print_str("by_avg", " by-avg %s",
+			    lut && t->by_sum && t->by_avg ? "yes" : "no");
+	optincctl_print_u64("patches", " patches %" PRIu64 "\n",
+			    lut && t->by_sum && t->by_avg ? t->patches : 0);
 	optincctl_print_end();
 	free(lut);
 }
