@@ -142,15 +142,6 @@ __u8 optinc_result_bits(enum optinc_kind k)
 }
 
 /*
- * sum / N rounded half to even without a division or a branch, in 16-bit
- * lanes, so that the compiler vectorizes it: with a division and branches
- * this loop cost six times the rest of a slot (profile of optincd at
- * N = 4: 19 % of its CPU). For N = 2^s: (a + N/2 - 1 + (q & 1)) >> s.
- * Else, with 2^k > 255 N^2 and m = ceil(2^k / N) (below 2^16), every
- * 8-bit sum a <= 255 N has floor(a / N) = (a m) >> k, since the excess
- * a (m N - 2^k) / (N 2^k) < 255 N / 2^k stays below 1/N.
- */
-/*
  * @q, or the patch's output where @a is a patched sum (struct
  * optinc_table, by_avg): a fixed count of compares, unused ones on a sum
  * no slot reaches, so that the loop around stays one vector loop.
@@ -166,6 +157,16 @@ __u8 avg8_patch(__u16 a, __u8 q, const __u16 *ps, const __u8 *po)
 	return q;
 }
 
+/*
+ * sum / N rounded half to even without a division or a branch, in 16-bit
+ * lanes, so that the compiler vectorizes it: with a division and branches
+ * this loop cost six times the rest of a slot (profile of optincd at
+ * N = 4: 19 % of its CPU). For N = 2^s: (a + N/2 - 1 + (q & 1)) >> s.
+ * Else, with 2^k > 255 N^2 and m = ceil(2^k / N) (below 2^16), every
+ * 8-bit sum a <= 255 N has floor(a / N) = (a m) >> k, since the excess
+ * a (m N - 2^k) / (N 2^k) < 255 N / 2^k stays below 1/N. @ps and @po:
+ * patches put in (finish_avg8_patched()), NULL for none.
+ */
 static inline __attribute__((always_inline))
 void avg8_loop(const __u16 *acc, const __u8 *add, __u32 n, __u16 members,
 	       const __u16 *ps, const __u8 *po, __u8 *dst)

@@ -270,24 +270,6 @@ static __u32 table_sum_index(__u32 s, __u32 members, __u32 radix)
 	return idx;
 }
 
-/**
- * optinc_table_by_sum() - the table's by-sum form, where it has one
- * @t:   a one-level table (optinc_table_parse())
- * @buf: OPTINC_TABLE_BY_SUM_LEN(@t->members) bytes, the datapath's
- *
- * A table whose output depends on P's four sums only through S = s_0 +
- * 4 s_1 + 16 s_2 + 64 s_3, the plain sum of the members' values (a
- * perfect ONN's does, and so do the shipped ones), can be looked up by
- * that sum: the slot then adds the values as the exact average does, with
- * no symbol planes and no mixed-radix index, for the same bits
- * (optinc_table_sum_lookup()). Reads every entry once. A form within
- * OPTINC_TABLE_PATCH_MAX sums of the exact average is also kept as its
- * patches on that average (struct optinc_table, by_avg), which the slot
- * then computes instead of looking up (optinc_acc_finish()).
- *
- * Return: 0 with @t->by_sum set to @buf; -ENOENT, @t->by_sum NULL, when
- * two indices of one S have different outputs, or for a cascade table.
- */
 /*
  * Where @lut differs from the exact average of its sum, if at no more than
  * OPTINC_TABLE_PATCH_MAX sums: t->by_avg, and those sums' outputs.
@@ -308,6 +290,24 @@ static void table_by_avg(struct optinc_table *t, const __u8 *lut)
 	t->by_avg = 1;
 }
 
+/**
+ * optinc_table_by_sum() - the table's by-sum form, where it has one
+ * @t:   a one-level table (optinc_table_parse())
+ * @buf: OPTINC_TABLE_BY_SUM_LEN(@t->members) bytes, the datapath's
+ *
+ * A table whose output depends on P's four sums only through S = s_0 +
+ * 4 s_1 + 16 s_2 + 64 s_3, the plain sum of the members' values (a
+ * perfect ONN's does, and so do the shipped ones), can be looked up by
+ * that sum: the slot then adds the values as the exact average does, with
+ * no symbol planes and no mixed-radix index, for the same bits
+ * (optinc_table_sum_lookup()). Reads every entry once. A form within
+ * OPTINC_TABLE_PATCH_MAX sums of the exact average is also kept as its
+ * patches on that average (struct optinc_table, by_avg), which the slot
+ * then computes instead of looking up (optinc_acc_finish()).
+ *
+ * Return: 0 with @t->by_sum set to @buf; -ENOENT, @t->by_sum NULL, when
+ * two indices of one S have different outputs, or for a cascade table.
+ */
 int optinc_table_by_sum(struct optinc_table *t, __u8 *buf)
 {
 	__u32 r = t->radix, s, i = 0, s0, s1, s2, s3;
