@@ -7,7 +7,8 @@
 # with what it sent (every slot completed once, results to every member,
 # nothing dropped or failed). Exact mode for N = 2, 3 and 16, and N = 4
 # with results chained to one copy of the elements (OPTINCD_TX_CHAIN=1),
-# onn mode with the shipped N = 4 table; a table with wrong entries must make the check fail; reflect
+# onn mode with the shipped N = 4 table and with one 8 sums off the exact
+# average; a table with wrong entries must make the check fail; reflect
 # mode against dpdk-testpmd io forwarding. Two lcores: two jobs, one on
 # each, results right and counters summed, whether the generator steers
 # each job to its lcore's queue or sends all on queue 0 (handed over);
@@ -167,7 +168,7 @@ exact_run() {
 	return $rc
 }
 
-tap_plan 12
+tap_plan 13
 
 ok_if "N = 2, exact: every result checked, optincd's counters agree" exact_run 2
 ok_if "N = 3, exact (average by multiply and shift)" exact_run 3
@@ -212,6 +213,26 @@ onn_wrong_expected() {
 	return $rc
 }
 ok_if "... and passes when the generator looks the same table up" onn_wrong_expected
+
+# a table 8 whole sums off the exact average, near the stream's averages:
+# optincd computes the average and puts the 8 patches in (onn.md section
+# 6), the generator looks every result up in the whole table (unit P's
+# planes); the stream must hit patched sums
+onn_patched() {
+	"$INJECT" -n 4 -o "$T_TMP/sums.tbl" --errors 8 --by-sum --near 30 \
+		>/dev/null &&
+		"$CTL" -j table show "$T_TMP/sums.tbl" |
+		grep -q '"by_avg":"yes","patches":8' &&
+		optincd_up 4 "id=1,size=4,bits=8,mode=onn,table=$T_TMP/sums.tbl" ||
+		return 1
+	gen onnp 4 --table "$T_TMP/sums.tbl" && all_checked onnp 4 &&
+		counters_agree 4 && grep -q "averages differ" "$T_TMP/onnp" &&
+		! grep -q ": 0 of the stream" "$T_TMP/onnp"
+	local rc=$?
+	sw_down
+	return $rc
+}
+ok_if "N = 4, onn, 8 sums off the exact average: the average and 8 patches" onn_patched
 
 reflect_run() {
 	testpmd_up 2 || return 1
