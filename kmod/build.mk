@@ -59,6 +59,8 @@ $(KMOD_KO): $(KMOD_DEPS) $(KMOD_STAMP)
 		M=$(abspath $(KMOD_TREE)) modules >$(KMOD_TREE)/build.log 2>&1 || \
 		{ cat $(KMOD_TREE)/build.log >&2; exit 1; }
 	$(Q)if [ "$(V)" = 1 ]; then cat $(KMOD_TREE)/build.log; fi
+	@# quiet, but not about the compiler's warnings (one hid here once)
+	$(Q)grep -A3 'warning:' $(KMOD_TREE)/build.log >&2 || true
 	$(Q)cp $(KMOD_TREE)/optinc.ko $@
 
 kmod-clean:

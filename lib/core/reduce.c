@@ -215,6 +215,7 @@ static void fold_finish_avg8(const __u16 *acc, const __u8 *add, __u32 n,
 	avg8_loop(acc, add, n, members, NULL, NULL, dst);
 }
 
+#ifndef __KERNEL__	/* finish_onns8() says why */
 /*
  * The exact average with @t's patches put in, @add (may be NULL) folded
  * in on the way. The patches are copied to the stack first: the compiler
@@ -240,6 +241,7 @@ static void finish_avg8_patched(const __u16 *acc, const __u8 *add, __u32 n,
 	else
 		avg8_loop(acc, NULL, n, members, ps, po, dst);
 }
+#endif
 
 /*
  * ONNS8's result: f_theta by the sum. A table near the exact average
