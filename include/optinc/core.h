@@ -147,6 +147,7 @@ __u8 optinc_result_bits(enum optinc_kind k);
 
 __u32 optinc_avg_rhe(__u32 sum, __u32 members);
 __u32 optinc_pam4_index(__u32 lanes, __u32 radix, unsigned int symbols);
+__u32 optinc_pam4_plain_sum(__u32 index, __u32 radix, unsigned int symbols);
 void optinc_pam4_sums(__u32 index, __u32 radix, unsigned int symbols,
 		      __u32 *sums);
 void optinc_pam4_planes_load(__u8 *planes, const __u8 *src, __u32 n);

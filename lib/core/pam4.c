@@ -47,6 +47,21 @@ void optinc_pam4_sums(__u32 index, __u32 radix, unsigned int symbols,
 	}
 }
 
+/*
+ * The plain sum S = s_0 + 4 s_1 + 16 s_2 + .. of an index's symbol sums
+ * (@symbols at most 8): the sum of the members' values behind it.
+ */
+__u32 optinc_pam4_plain_sum(__u32 index, __u32 radix, unsigned int symbols)
+{
+	__u32 sums[8], s = 0;
+	unsigned int k;
+
+	optinc_pam4_sums(index, radix, symbols, sums);
+	for (k = symbols; k-- > 0;)
+		s = s * 4 + sums[k];
+	return s;
+}
+
 #define PAM4_LANES	0x0303030303030303ull
 
 static inline __u64 pam4_get64(const __u8 *p)

@@ -107,17 +107,13 @@ int optinc_table_parse(const void *buf, __u64 len, struct optinc_table *t,
  */
 void optinc_table_fill_exact(__u8 *out, __u16 members, __u8 bits)
 {
-	__u32 radix = 3u * members + 1, symbols = bits / 2u, i, k;
-	__u32 n = table_entries(radix, symbols), sums[8];
+	__u32 radix = 3u * members + 1, symbols = bits / 2u, i;
+	__u32 n = table_entries(radix, symbols);
 
-	for (i = 0; i < n; i++) {
-		__u32 total = 0;
-
-		optinc_pam4_sums(i, radix, symbols, sums);
-		for (k = symbols; k-- > 0;)
-			total = total * 4 + sums[k];
-		out[i] = (__u8)optinc_avg_rhe(total, members);
-	}
+	for (i = 0; i < n; i++)
+		out[i] = (__u8)optinc_avg_rhe(optinc_pam4_plain_sum(i, radix,
+								    symbols),
+					      members);
 }
 
 /*

@@ -57,7 +57,7 @@ struct st_run {
  */
 static int st_by_avg(struct st_run *s)
 {
-	__u32 len = OPTINC_TABLE_BY_SUM_LEN(s->n), k, sums[4], e;
+	__u32 len = OPTINC_TABLE_BY_SUM_LEN(s->n), k, e;
 	__u8 *ex = malloc(s->t.entries), *off = malloc(s->t.entries);
 
 	s->ta = s->tp = s->t;
@@ -70,8 +70,7 @@ static int st_by_avg(struct st_run *s)
 	optinc_table_fill_exact(ex, (__u16)s->n, 8);
 	memcpy(off, ex, s->t.entries);
 	for (k = 0; k < s->t.entries; k++) {
-		optinc_pam4_sums(k, s->t.radix, 4, sums);
-		e = sums[0] + 4 * sums[1] + 16 * sums[2] + 64 * sums[3];
+		e = optinc_pam4_plain_sum(k, s->t.radix, 4);
 		if (e % (len / 8) == len / 16)	/* 8 sums, spread */
 			off[k] ^= 1;
 	}

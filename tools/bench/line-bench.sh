@@ -88,10 +88,8 @@ while [ $# -gt 0 ]; do
 done
 
 [ -x "$GEN" ] && [ -x "$OPTINCD" ] || die "build first (make): $GEN, $OPTINCD"
-case $TABLE in
-model|sums:[0-9]*|entries:[0-9]*) ;;
-*) die "-t '$TABLE': not model, sums:K or entries:K" ;;
-esac
+[[ $TABLE =~ ^(model|sums:[0-9]+|entries:[0-9]+)$ ]] ||
+	die "-t '$TABLE': not model, sums:K or entries:K"
 case " $MODES " in
 *" testpmd "*) command -v "$TESTPMD" >/dev/null ||
 	die "$TESTPMD not found: install dpdk (make deps)" ;;

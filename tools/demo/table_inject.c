@@ -80,22 +80,10 @@ static int load_source(const struct inject_opts *o, __u8 *out, __u32 entries,
 	return 0;
 }
 
-/* The members' plain sum S an entry stands for: the P sums say it. */
-static __u32 entry_sum(__u32 idx, __u32 radix)
-{
-	__u32 sums[4], total = 0;
-	int k;
-
-	optinc_pam4_sums(idx, radix, 4, sums);
-	for (k = 3; k >= 0; k--)
-		total = total * 4 + sums[k];
-	return total;
-}
-
-/* Average (offset binary) an entry stands for. */
+/* Average (offset binary) an entry stands for: the P sums say the sum. */
 static unsigned int entry_avg(__u32 idx, __u32 radix, unsigned int members)
 {
-	return optinc_avg_rhe(entry_sum(idx, radix), members);
+	return optinc_avg_rhe(optinc_pam4_plain_sum(idx, radix, 4), members);
 }
 
 /* @v moved by +-delta (@up), reflected into 0..255; -1 where neither fits. */
@@ -119,7 +107,7 @@ static int inject_sums(const struct inject_opts *o, __u8 *out, __u32 entries)
 	unsigned long long seed = o->seed;
 	signed char *dir = calloc(len, 1);	/* 0, or +-1: the sum's move */
 	__u32 done = 0, tries = 0;
-	int avg;
+	int avg, v;
 
 	if (!dir)
 		return -ENOMEM;
@@ -133,9 +121,10 @@ static int inject_sums(const struct inject_opts *o, __u8 *out, __u32 entries)
 		done++;
 	}
 	for (i = 0; i < entries && done == o->errors; i++) {
-		s = entry_sum(i, radix);
-		if (dir[s] && inject_move(out[i], o->delta, dir[s] > 0) >= 0)
-			out[i] = inject_move(out[i], o->delta, dir[s] > 0);
+		s = optinc_pam4_plain_sum(i, radix, 4);
+		v = dir[s] ? inject_move(out[i], o->delta, dir[s] > 0) : -1;
+		if (v >= 0)
+			out[i] = v;
 	}
 	free(dir);
 	if (done < o->errors) {
