@@ -5,13 +5,14 @@
 # the wrong count the trainer reports over those weighted rows is verify's
 # over the whole domain; a run may resume with a lower K (the network as it
 # was: the same wrong count after an epoch at a vanishing rate) but not
-# with a higher one or from a network that sees every input; K = 1, K > B/2
+# with a higher one or from a network that sees every input; it may resume
+# with other row weights (--s-weights), which then weigh its loss; K = 1, K > B/2
 # and an approximated first layer are refused by name, and so is a value
 # that is not a number or is out of range (here and in the other numeric
 # options). TAP output.
 . "$(dirname "$0")/lib.sh"
 
-begin 11 slow
+begin 12 slow
 
 args="-N 4 --approx 2-5 --seed 3 --epochs1 0 --batch 256 --eval-every 1"
 rows() { sed -n 's/^training set: \([0-9]*\) rows.*/\1/p' "$1"; }
@@ -53,6 +54,21 @@ out=$("$ONN" train $args --s-low 2 --epochs2 2 --resume --checkpoint "$dir/e.onn
 	-o "$dir/f.onn" 2>&1)
 [ $? -ne 0 ] && echo "$out" | grep -q "cannot resume"
 tap_result $? "a network of every input resumed as --s-low 2 is refused: $(echo "$out" | head -1)"
+
+# --s-weights may change on resume (it weighs the loss, not the network):
+# one checkpoint resumed with uniform and with domain weights, both taken,
+# two different models
+"$ONN" train $args --s-invariant --epochs2 10 --lr2 3e-3 -o "$dir/w.onn" >/dev/null 2>&1
+cp "$dir/w.onn.ckpt" "$dir/wu.ckpt"; cp "$dir/w.onn.ckpt" "$dir/wd.ckpt"
+for w in u d; do
+	[ $w = u ] && sw=uniform || sw=domain
+	"$ONN" train $args --s-invariant --epochs2 14 --lr2 3e-3 --s-weights $sw --resume \
+		--checkpoint "$dir/w$w.ckpt" -o "$dir/w$w.onn" >"$dir/w$w.log" 2>&1
+done
+grep -q "resumed from .* after epoch 10" "$dir/wu.log" &&
+	grep -q "resumed from .* after epoch 10" "$dir/wd.log" &&
+	[ -s "$dir/wu.onn" ] && [ -s "$dir/wd.onn" ] && ! cmp -s "$dir/wu.onn" "$dir/wd.onn"
+tap_result $? "a domain-weighted checkpoint resumed with --s-weights uniform: $(grep -m1 -e resumed -e cannot "$dir/wu.log"); $(wrong "$dir/wu.log") against $(wrong "$dir/wd.log") wrong with domain weights"
 
 out=$("$ONN" train $args --s-low 1 --epochs2 1 -o "$dir/g.onn" 2>&1)
 rc=$?

@@ -87,7 +87,8 @@ static int ckpt_low(const struct optinc_onn_cfg *c)
 /*
  * A run may go on with other stage-2 settings: length, learning rate and
  * the fraction of it the cosine ends at (hence its cosine), loss margin,
- * slack and stopping margin, evaluation period, phase noise in the loop.
+ * slack and stopping margin, evaluation period, phase noise in the loop,
+ * and the weights of the rows (--s-weights: the loss, not the network).
  * It may also see more of its input: a network of S_K (and s_K, ..) is
  * one of S_J for every J < K, and of the whole input (K = 0), so K may
  * drop (the curriculum of section 5 of Documentation/onn.md), never rise.
@@ -110,6 +111,7 @@ static int ckpt_same_run(const struct optinc_onn_cfg *a,
 	x.lr2 = y.lr2 = 0;
 	x.lr_end = y.lr_end = 0;
 	x.noise = y.noise = 0;
+	x.s_uniform = y.s_uniform = 0;
 	return !memcmp(&x, &y, sizeof(x));
 }
 
