@@ -66,16 +66,33 @@ ONN_TRAIN_N4_1 := -N 4 --seed 1 --epochs1 0 --epochs2 800 --batch 256 --lr2 2e-3
 ONN_TRAIN_N4_2 := -N 4 --seed 1 --epochs1 0 --epochs2 800 --batch 256 --lr2 1e-3 \
 		  --stop-margin 0.4 --slack 0.5 --noise 1e-3
 # N = 8, layers 2-7 as blocks (Table I), our best training so far (not
-# exact, so not shipped: Documentation/onn.md, section 8): 5,000 epochs
-# with the first layer along S, then 3,000 with it along S_3 = s_0 + 4 s_1
-# + 16 s_2 (--s-low 3), the cosine of the whole 8,000 epochs; phase 2
-# writes its best epoch (--keep-best). About 2 hours on one core here;
-# the model and its log go to $(O)/models.
-ONN_PHASES_N8T := 1 2
-ONN_TRAIN_N8T_1 := -N 8 --approx 2-7 --seed 1 --s-invariant --input-gain 8 \
-		   --epochs1 0 --epochs2 5000 --batch 256 --lr2 2e-3
-ONN_TRAIN_N8T_2 := -N 8 --approx 2-7 --seed 1 --s-low 3 --input-gain 8 \
-		   --epochs1 0 --epochs2 8000 --batch 256 --lr2 1.5e-4 --keep-best
+# exact, so not shipped: Documentation/onn.md, section 8), all of it with
+# the first layer along S (--s-invariant: 2,041 rows, 0.12-0.17 s an
+# epoch here): the first 7,500 epochs of a 40,000-epoch cosine from 2e-3;
+# a cosine from 1.8e-3 down to 2e-5 to epoch 15,000; 4,000 epochs flat at
+# 4e-5 and 14,000 flat at 8e-5; a cosine from 8e-5 down to 2e-6 to epoch
+# 37,000; with every value of S weighted 1 (--s-weights uniform), 4,058
+# epochs flat at 2e-5, then flat at 6e-5 to epoch 49,281, writing its best
+# epoch's network or parameter average (--ema, --keep-best). The phases are
+# the runs of 2026-12-05 as they were run (a flat rate is a cosine ending
+# at 1 times itself); about 110 min on one core here. The model and its
+# log go to $(O)/models; the same model, and the checkpoint to resume the
+# run from, are in models/n8-train.
+ONN_N8T := -N 8 --approx 2-7 --seed 1 --s-invariant --input-gain 8 \
+	   --epochs1 0 --batch 256
+ONN_PHASES_N8T := 1 2 3 4 5 6 7
+ONN_TRAIN_N8T_1 := $(ONN_N8T) --epochs2 40000 --lr2 2e-3 --stop-after 7500
+ONN_TRAIN_N8T_2 := $(ONN_N8T) --epochs2 15000 --lr2 3.6e-3 --lr-end 0.0056
+ONN_TRAIN_N8T_3 := $(ONN_N8T) --epochs2 40000 --lr2 4e-5 --lr-end 1 \
+		   --stop-after 19000
+ONN_TRAIN_N8T_4 := $(ONN_N8T) --epochs2 40000 --lr2 8e-5 --lr-end 1 \
+		   --stop-after 33000
+ONN_TRAIN_N8T_5 := $(ONN_N8T) --epochs2 37000 --lr2 2.7341768e-3 \
+		   --lr-end 7.3148157e-4 --ema 0.999 --keep-best
+ONN_TRAIN_N8T_6 := $(ONN_N8T) --s-weights uniform --epochs2 60000 --lr2 2e-5 \
+		   --lr-end 1 --stop-after 41058
+ONN_TRAIN_N8T_7 := $(ONN_N8T) --s-weights uniform --epochs2 49281 --lr2 6e-5 \
+		   --lr-end 1 --ema 0.999 --keep-best
 
 # the last step of a model's recipe on FILE (no .onn): its table, which an
 # exact model must give, or the accuracy of one that is not (verify's
