@@ -74,19 +74,20 @@ ONN_TRAIN_N4_2 := -N 4 --seed 1 --epochs1 0 --epochs2 800 --batch 256 --lr2 1e-3
 # 37,000; with every value of S weighted 1 (--s-weights uniform), 4,058
 # epochs flat at 2e-5, then flat at 6e-5 to epoch 54,536; with a loss
 # margin of 0.15 instead of 0.3, two cosines from 6e-5 down to 1e-6 of
-# 8,000 epochs each, then flat at 1.5e-5 to epoch 93,342. Phases that
-# write a model write their best epoch's network or parameter average
-# (--ema, --keep-best); the last one's is the result. The phases are the
-# runs of 2026-12-05 as they were run (a flat rate is a cosine ending at 1
-# times itself; a run stopped by a signal, one whose stage 2 ends there):
-# 93,342 epochs, about 3 hours on one core here (10,907 s of training).
-# The model and its log go to $(O)/models; the same model, and the
-# checkpoint to resume the run from, are in models/n8-train.
+# 8,000 epochs each, flat at 1.5e-5 to epoch 93,342 and flat at 2.5e-5
+# to epoch 109,977. Phases that write a model write their best epoch's
+# network or parameter average (--ema, --keep-best); the last one's is
+# the result. The phases are the runs of 2026-12-05 as they were run (a
+# flat rate is a cosine ending at 1 times itself; a run stopped by a
+# signal, one whose stage 2 ends there): 109,977 epochs, about 3.5 hours
+# on one core here (12,596 s of training). The model and its log go to
+# $(O)/models; the same model, and the checkpoint to resume the run
+# from, are in models/n8-train.
 ONN_N8T := -N 8 --approx 2-7 --seed 1 --s-invariant --input-gain 8 \
 	   --epochs1 0 --batch 256
 ONN_N8TU := $(ONN_N8T) --s-weights uniform
 ONN_N8TM := $(ONN_N8TU) --margin2 0.15 --ema 0.999 --keep-best
-ONN_PHASES_N8T := 1 2 3 4 5 6 7 8 9 10 11
+ONN_PHASES_N8T := 1 2 3 4 5 6 7 8 9 10 11 12
 ONN_TRAIN_N8T_1 := $(ONN_N8T) --epochs2 40000 --lr2 2e-3 --stop-after 7500
 ONN_TRAIN_N8T_2 := $(ONN_N8T) --epochs2 15000 --lr2 3.6e-3 --lr-end 0.0056
 ONN_TRAIN_N8T_3 := $(ONN_N8T) --epochs2 40000 --lr2 4e-5 --lr-end 1 \
@@ -106,6 +107,7 @@ ONN_TRAIN_N8T_9 := $(ONN_N8TM) --epochs2 62536 --lr2 1.4822873e-3 \
 ONN_TRAIN_N8T_10 := $(ONN_N8TM) --epochs2 70536 --lr2 1.8800953e-3 \
 		    --lr-end 5.3188794e-4
 ONN_TRAIN_N8T_11 := $(ONN_N8TM) --epochs2 93342 --lr2 1.5e-5 --lr-end 1
+ONN_TRAIN_N8T_12 := $(ONN_N8TM) --epochs2 109977 --lr2 2.5e-5 --lr-end 1
 
 # the last step of a model's recipe on FILE (no .onn): its table, which an
 # exact model must give, or the accuracy of one that is not (verify's
