@@ -80,7 +80,10 @@ ONN_TRAIN_N4_2 := -N 4 --seed 1 --epochs1 0 --epochs2 800 --batch 256 --lr2 1e-3
 # the result. The phases are the runs of 2026-12-05 as they were run (a
 # flat rate is a cosine ending at 1 times itself; a run stopped by a
 # signal, one whose stage 2 ends there): 109,977 epochs, about 3.5 hours
-# on one core here (12,596 s of training). The model and its log go to
+# on one core here (12,596 s of training). A cosine over part of a
+# stage sets --lr2 and --lr-end so that the stage's own cosine passes
+# through the rates named (Documentation/onn.md, section 8, shows how).
+# The model and its log go to
 # $(O)/models; the same model, and the checkpoint to resume the run
 # from, are in models/n8-train.
 ONN_N8T := -N 8 --approx 2-7 --seed 1 --s-invariant --input-gain 8 \
