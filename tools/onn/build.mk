@@ -45,7 +45,7 @@ TEST_PROGS += $(ONN_TEST_BINS) selftests/onn/onn_e2e.sh selftests/onn/onn_constr
 	      selftests/onn/onn_noise.sh selftests/onn/onn_table2.sh \
 	      selftests/onn/onn_slow.sh selftests/onn/onn_best.sh \
 	      selftests/onn/onn_boost.sh selftests/onn/onn_ema.sh \
-	      selftests/onn/onn_stop.sh
+	      selftests/onn/onn_stop.sh selftests/onn/onn_revive.sh
 
 # `make models`: retrain the shipped ONNs with their fixed seeds, verify
 # them exhaustively and compile their tables (hours on one core; a rerun
@@ -75,12 +75,14 @@ ONN_TRAIN_N4_2 := -N 4 --seed 1 --epochs1 0 --epochs2 800 --batch 256 --lr2 1e-3
 # epochs flat at 2e-5, then flat at 6e-5 to epoch 54,536; with a loss
 # margin of 0.15 instead of 0.3, two cosines from 6e-5 down to 1e-6 of
 # 8,000 epochs each, flat at 1.5e-5 to epoch 93,342 and flat at 2.5e-5
-# to epoch 109,977. Phases that write a model write their best epoch's
+# to epoch 109,977; then the 13 first-layer units off on every row
+# revived, on below S = 27.5 + 32 i (--revive), and on at 2.5e-5 to
+# epoch 162,173. Phases that write a model write their best epoch's
 # network or parameter average (--ema, --keep-best); the last one's is
 # the result. The phases are the runs of 2026-12-05 as they were run (a
 # flat rate is a cosine ending at 1 times itself; a run stopped by a
-# signal, one whose stage 2 ends there): 109,977 epochs, about 3.5 hours
-# on one core here (12,596 s of training). A cosine over part of a
+# signal, one whose stage 2 ends there): 162,173 epochs, about 5 hours
+# on one core here (18,162 s of training). A cosine over part of a
 # stage sets --lr2 and --lr-end so that the stage's own cosine passes
 # through the rates named (Documentation/onn.md, section 8, shows how).
 # The model and its log go to
@@ -90,7 +92,7 @@ ONN_N8T := -N 8 --approx 2-7 --seed 1 --s-invariant --input-gain 8 \
 	   --epochs1 0 --batch 256
 ONN_N8TU := $(ONN_N8T) --s-weights uniform
 ONN_N8TM := $(ONN_N8TU) --margin2 0.15 --ema 0.999 --keep-best
-ONN_PHASES_N8T := 1 2 3 4 5 6 7 8 9 10 11 12
+ONN_PHASES_N8T := 1 2 3 4 5 6 7 8 9 10 11 12 13 14
 ONN_TRAIN_N8T_1 := $(ONN_N8T) --epochs2 40000 --lr2 2e-3 --stop-after 7500
 ONN_TRAIN_N8T_2 := $(ONN_N8T) --epochs2 15000 --lr2 3.6e-3 --lr-end 0.0056
 ONN_TRAIN_N8T_3 := $(ONN_N8T) --epochs2 40000 --lr2 4e-5 --lr-end 1 \
@@ -111,6 +113,22 @@ ONN_TRAIN_N8T_10 := $(ONN_N8TM) --epochs2 70536 --lr2 1.8800953e-3 \
 		    --lr-end 5.3188794e-4
 ONN_TRAIN_N8T_11 := $(ONN_N8TM) --epochs2 93342 --lr2 1.5e-5 --lr-end 1
 ONN_TRAIN_N8T_12 := $(ONN_N8TM) --epochs2 109977 --lr2 2.5e-5 --lr-end 1
+ONN_TRAIN_N8T_13 := $(ONN_N8TM) --epochs2 113165 --lr2 2.5e-5 --lr-end 1 \
+		    --revive 27.5,32,4e-4
+ONN_TRAIN_N8T_14 := $(ONN_N8TM) --epochs2 162173 --lr2 2.5e-5 --lr-end 1
+
+# N = 16, layers 2-9 as blocks (Table I), along S alone (4,081 rows,
+# 1.2-1.4 s an epoch here beside one other run): one cosine over 4,000
+# epochs from 2e-3 down to 2e-5, the best epoch's network or average
+# written (Documentation/onn.md, section 8: the figure it reached, and
+# what would finish it). About 1.5 hours on one core, then verify's
+# minutes on all 5,764,801 points. The model, its log and verify's
+# report go to $(O)/models; the log and the report are in
+# models/n16-train.
+ONN_PHASES_N16T := 1
+ONN_TRAIN_N16T_1 := -N 16 --approx 2-9 --seed 1 --s-invariant --input-gain 8 \
+		    --epochs1 0 --batch 256 --epochs2 4000 --lr2 2e-3 \
+		    --lr-end 0.01 --ema 0.999 --keep-best
 
 # the last step of a model's recipe on FILE (no .onn): its table, which an
 # exact model must give, or the accuracy of one that is not (verify's
@@ -137,6 +155,7 @@ models-$(3): $$(ONN_BIN)
 endef
 $(eval $(call onn_model_rule,N4,models,n4,COMPILE))
 $(eval $(call onn_model_rule,N8T,$(O)/models,n8-train,VERIFY))
+$(eval $(call onn_model_rule,N16T,$(O)/models,n16-train,VERIFY))
 models: models-n4
 
 # Models built in closed form (optinc-onn construct, no training): the

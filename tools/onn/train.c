@@ -55,6 +55,7 @@ struct trainer {
 	int avg_valid;			/* the average has a first step */
 	int avg_evaluated;		/* avg_net and avg_ev are of the last epoch */
 	int best_avg;			/* the kept network is an average */
+	double revive[3];		/* first S, step, slope (0: off) */
 };
 
 /* SIGINT or SIGTERM during a run: end it after the current epoch. */
@@ -455,7 +456,11 @@ static void train_usage(FILE *f)
 		"  --ema DECAY             stage 2: also evaluate, every epoch, the exponential\n"
 		"                          average of the parameters over the steps (decay per\n"
 		"                          step, in [0, 1); 0: off; not in the checkpoint) and\n"
-		"                          write it when it has fewer wrong points\n");
+		"                          write it when it has fewer wrong points\n"
+		"  --revive FIRST,STEP,SLOPE  on start or resume (with --s-invariant): the\n"
+		"                          first-layer units off on every row become, i-th\n"
+		"                          of them, SLOPE * (FIRST + i * STEP - S), on below\n"
+		"                          that S (not in the checkpoint)\n");
 }
 
 enum {
@@ -463,7 +468,7 @@ enum {
 	OPT_SLACK, OPT_LR1, OPT_LR2, OPT_LREND, OPT_M1, OPT_M2, OPT_STOP, OPT_PEVERY,
 	OPT_PITERS, OPT_EVAL, OPT_CKPT, OPT_CKEVERY, OPT_RESUME, OPT_STOP_AFTER,
 	OPT_SINV, OPT_SLOW, OPT_SWEIGHTS, OPT_RETRACT, OPT_GAIN, OPT_NOISE, OPT_NOISE_EVERY,
-	OPT_KEEP_BEST, OPT_BOOST, OPT_EMA,
+	OPT_KEEP_BEST, OPT_BOOST, OPT_EMA, OPT_REVIVE,
 };
 
 static const struct option train_opts[] = {
@@ -500,6 +505,7 @@ static const struct option train_opts[] = {
 	{ "noise-every", required_argument, NULL, OPT_NOISE_EVERY },
 	{ "boost", required_argument, NULL, OPT_BOOST },
 	{ "ema", required_argument, NULL, OPT_EMA },
+	{ "revive", required_argument, NULL, OPT_REVIVE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -629,6 +635,28 @@ static int train_number_opt(struct trainer *tr, int opt, const char *arg)
 	return -EINVAL;
 }
 
+/* --revive FIRST,STEP,SLOPE: three numbers, FIRST, STEP >= 0, SLOPE > 0. */
+static int train_revive_opt(struct trainer *tr, const char *arg)
+{
+	const char *p = arg;
+	char *end;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		errno = 0;
+		tr->revive[i] = strtod(p, &end);
+		if (end == p || errno || !(tr->revive[i] >= 0) ||
+		    isinf(tr->revive[i]) || *end != (i < 2 ? ',' : '\0'))
+			break;
+		p = end + 1;
+	}
+	if (i == 3 && tr->revive[2] > 0)
+		return 0;
+	fprintf(stderr, "optinc-onn: train: --revive '%s': need FIRST,STEP,SLOPE (FIRST, STEP >= 0, SLOPE > 0)\n",
+		arg);
+	return -EINVAL;
+}
+
 static int train_parse(struct trainer *tr, int argc, char **argv,
 		       const char **arch, const char **approx)
 {
@@ -652,6 +680,10 @@ static int train_parse(struct trainer *tr, int argc, char **argv,
 		case OPT_RESUME: tr->resume = 1; break;
 		case OPT_KEEP_BEST: tr->keep_best = 1; break;
 		case OPT_SINV: tr->cfg.s_invariant = -1; break;	/* all: B/2 */
+		case OPT_REVIVE:
+			if (train_revive_opt(tr, optarg))
+				return -EINVAL;
+			break;
 		case OPT_SWEIGHTS:
 			tr->cfg.s_uniform = !strcmp(optarg, "uniform");
 			if (!tr->cfg.s_uniform && strcmp(optarg, "domain")) {
@@ -709,6 +741,10 @@ static int train_check(struct trainer *tr, const char *arch, const char *approx)
 			c->s_invariant, io);
 		return -EINVAL;
 	}
+	if (tr->revive[2] > 0 && c->s_invariant != (int)io) {
+		fprintf(stderr, "optinc-onn: train: --revive needs --s-invariant\n");
+		return -EINVAL;
+	}
 	if (c->s_invariant && c->approx[0]) {
 		fprintf(stderr, "optinc-onn: train: --s-invariant and --s-low need a dense first layer\n");
 		return -EINVAL;
@@ -728,6 +764,25 @@ static int train_check(struct trainer *tr, const char *arch, const char *approx)
 static float train_in_scale(const struct optinc_onn_cfg *c)
 {
 	return optinc_onn_in_scale(c->members) * c->in_gain;
+}
+
+/*
+ * --revive: a first-layer unit off on every row has no gradient and stays
+ * off; aim those at the S where the network needs kinks (section 8 of
+ * Documentation/onn.md).
+ */
+static void train_revive(struct trainer *tr)
+{
+	const struct optinc_onn_cfg *c = &tr->cfg;
+	unsigned int n;
+
+	if (!(tr->revive[2] > 0))
+		return;
+	n = optinc_onn_net_revive(&tr->net, &tr->data,
+				  3.0 * c->members / c->in_gain, tr->revive[0],
+				  tr->revive[1], tr->revive[2]);
+	printf("revived %u first-layer units off on every row: on below S = %g + %g i, slope %g\n",
+	       n, tr->revive[0], tr->revive[1], tr->revive[2]);
 }
 
 static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
@@ -768,11 +823,12 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 		snprintf(ckpt_buf, len, "%s.ckpt", tr->out);
 		tr->ckpt = ckpt_buf;
 	}
-	if (!tr->resume)
+	err = tr->resume ? optinc_onn_ckpt_load(tr->ckpt, &tr->cfg, &tr->net,
+						&tr->prog) : -ENOENT;
+	if (err == -ENOENT) {
+		train_revive(tr);
 		return 0;
-	err = optinc_onn_ckpt_load(tr->ckpt, &tr->cfg, &tr->net, &tr->prog);
-	if (err == -ENOENT)
-		return 0;
+	}
 	if (err)
 		return err;
 	/* past the start of stage 2, the blocks are trained as Sigma * U */
@@ -780,6 +836,7 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 		tr->net.l[l].manifold = tr->cfg.approx[l] &&
 					tr->prog.epoch > tr->cfg.epochs1;
 	printf("resumed from %s after epoch %u\n", tr->ckpt, tr->prog.epoch);
+	train_revive(tr);
 	return 0;
 }
 

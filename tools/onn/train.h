@@ -96,6 +96,10 @@ double optinc_onn_net_loss(struct optinc_onn_net *n, const uint8_t *t,
 			   uint32_t *wrong);
 void optinc_onn_net_align(struct optinc_onn_net *n, const float *v,
 			  unsigned int low);
+unsigned int optinc_onn_net_revive(struct optinc_onn_net *n,
+				   const struct optinc_onn_data *d,
+				   double in_s, double first, double step,
+				   double slope);
 void optinc_onn_net_backward(struct optinc_onn_net *n, unsigned int rows);
 void optinc_onn_net_adam(struct optinc_onn_net *n, float lr, int retract);
 void optinc_onn_net_retract(struct optinc_onn_net *n);
