@@ -402,10 +402,12 @@ void optinc_onn_net_retract(struct optinc_onn_net *n)
 }
 
 /*
- * One Adam step; layers trained as Sigma * U step on d and U, and U is
- * retracted when @retract (else only w = diag(d) U is rebuilt).
+ * One Adam step at rate @lr, the first layer's weights (w, or U) at @lr_w1;
+ * layers trained as Sigma * U step on d and U, and U is retracted when
+ * @retract (else only w = diag(d) U is rebuilt).
  */
-void optinc_onn_net_adam(struct optinc_onn_net *n, float lr, int retract)
+void optinc_onn_net_adam(struct optinc_onn_net *n, float lr, float lr_w1,
+			 int retract)
 {
 	float c1, c2;
 	unsigned int l;
@@ -416,14 +418,15 @@ void optinc_onn_net_adam(struct optinc_onn_net *n, float lr, int retract)
 	for (l = 0; l < n->nl; l++) {
 		struct optinc_onn_tlayer *y = &n->l[l];
 		size_t wn = (size_t)y->in * y->out;
+		float lw = l ? lr : lr_w1;
 
 		net_adam_vec(y->b, y->gb, y->mb, y->vb, y->out, lr, c1, c2);
 		if (!y->manifold) {
-			net_adam_vec(y->w, y->gw, y->mw, y->vw, wn, lr, c1, c2);
+			net_adam_vec(y->w, y->gw, y->mw, y->vw, wn, lw, c1, c2);
 			continue;
 		}
 		net_manifold_grads(y);
-		net_adam_vec(y->u, y->gw, y->mw, y->vw, wn, lr, c1, c2);
+		net_adam_vec(y->u, y->gw, y->mw, y->vw, wn, lw, c1, c2);
 		net_adam_vec(y->d, y->gd, y->md, y->vd, net_blocks(y) * y->k,
 			     lr, c1, c2);
 		net_manifold_retract(y, n->scratch, retract);

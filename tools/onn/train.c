@@ -56,6 +56,7 @@ struct trainer {
 	int avg_evaluated;		/* avg_net and avg_ev are of the last epoch */
 	int best_avg;			/* the kept network is an average */
 	double revive[3];		/* first S, step, slope (0: off) */
+	float lr_first;			/* first layer's weights: rate times this */
 };
 
 /* SIGINT or SIGTERM during a run: end it after the current epoch. */
@@ -198,7 +199,7 @@ static int train_epoch(struct trainer *tr, unsigned int epoch, int stage,
 						rows, margin, &st->wrong);
 		optinc_onn_net_backward(&tr->net, rows);
 		orth = step % c->retract_every == 0;
-		optinc_onn_net_adam(&tr->net, lr, orth);
+		optinc_onn_net_adam(&tr->net, lr, lr * tr->lr_first, orth);
 		if (c->s_invariant)
 			optinc_onn_net_align(&tr->net, tr->sdir,
 					     (unsigned int)c->s_invariant);
@@ -460,7 +461,10 @@ static void train_usage(FILE *f)
 		"  --revive FIRST,STEP,SLOPE  on start or resume (with --s-invariant): the\n"
 		"                          first-layer units off on every row become, i-th\n"
 		"                          of them, SLOPE * (FIRST + i * STEP - S), on below\n"
-		"                          that S (not in the checkpoint)\n");
+		"                          that S (not in the checkpoint)\n"
+		"  --lr-first F            the first layer's weights step at F times the\n"
+		"                          rate, its biases at the rate (1; F in (0, 10000];\n"
+		"                          not in the checkpoint)\n");
 }
 
 enum {
@@ -468,7 +472,7 @@ enum {
 	OPT_SLACK, OPT_LR1, OPT_LR2, OPT_LREND, OPT_M1, OPT_M2, OPT_STOP, OPT_PEVERY,
 	OPT_PITERS, OPT_EVAL, OPT_CKPT, OPT_CKEVERY, OPT_RESUME, OPT_STOP_AFTER,
 	OPT_SINV, OPT_SLOW, OPT_SWEIGHTS, OPT_RETRACT, OPT_GAIN, OPT_NOISE, OPT_NOISE_EVERY,
-	OPT_KEEP_BEST, OPT_BOOST, OPT_EMA, OPT_REVIVE,
+	OPT_KEEP_BEST, OPT_BOOST, OPT_EMA, OPT_REVIVE, OPT_LR_FIRST,
 };
 
 static const struct option train_opts[] = {
@@ -506,6 +510,7 @@ static const struct option train_opts[] = {
 	{ "boost", required_argument, NULL, OPT_BOOST },
 	{ "ema", required_argument, NULL, OPT_EMA },
 	{ "revive", required_argument, NULL, OPT_REVIVE },
+	{ "lr-first", required_argument, NULL, OPT_LR_FIRST },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -535,6 +540,7 @@ static void train_defaults(struct trainer *tr)
 	c->eval_every = 10;
 	tr->ckpt_every = 10;
 	tr->noise_every = 16;
+	tr->lr_first = 1.0f;
 }
 
 /*
@@ -572,6 +578,7 @@ static int train_number_set(struct trainer *tr, int opt, unsigned long u,
 	case OPT_NOISE_EVERY: tr->noise_every = u; break;
 	case OPT_BOOST: tr->boost = f; break;
 	case OPT_EMA: tr->ema = f; break;
+	case OPT_LR_FIRST: tr->lr_first = f; break;
 	default: return 0;
 	}
 	return 1;
@@ -583,7 +590,7 @@ static int train_real_opt(int opt)
 	switch (opt) {
 	case OPT_LR1: case OPT_LR2: case OPT_LREND: case OPT_M1: case OPT_M2:
 	case OPT_STOP: case OPT_SLACK: case OPT_GAIN: case OPT_NOISE:
-	case OPT_BOOST: case OPT_EMA:
+	case OPT_BOOST: case OPT_EMA: case OPT_LR_FIRST:
 		return 1;
 	default:
 		return 0;
@@ -739,6 +746,11 @@ static int train_check(struct trainer *tr, const char *arch, const char *approx)
 	if (c->s_invariant == 1 || c->s_invariant > (int)io) {
 		fprintf(stderr, "optinc-onn: train: --s-low %d: need 2 <= K <= %u\n",
 			c->s_invariant, io);
+		return -EINVAL;
+	}
+	if (!(tr->lr_first > 0 && tr->lr_first <= 10000)) {
+		fprintf(stderr, "optinc-onn: train: --lr-first %g: need 0 < F <= 10000\n",
+			tr->lr_first);
 		return -EINVAL;
 	}
 	if (tr->revive[2] > 0 && c->s_invariant != (int)io) {

@@ -101,7 +101,8 @@ unsigned int optinc_onn_net_revive(struct optinc_onn_net *n,
 				   double in_s, double first, double step,
 				   double slope);
 void optinc_onn_net_backward(struct optinc_onn_net *n, unsigned int rows);
-void optinc_onn_net_adam(struct optinc_onn_net *n, float lr, int retract);
+void optinc_onn_net_adam(struct optinc_onn_net *n, float lr, float lr_w1,
+			 int retract);
 void optinc_onn_net_retract(struct optinc_onn_net *n);
 void optinc_onn_net_ema(struct optinc_onn_net *avg,
 			const struct optinc_onn_net *n, float decay);
