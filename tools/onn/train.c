@@ -790,6 +790,9 @@ static void train_revive(struct trainer *tr)
 
 	if (!(tr->revive[2] > 0))
 		return;
+	/* 3N / G itself, not 1 / train_in_scale(): that is already a rounded
+	 * float, and onn.md promises weights computed in double and rounded
+	 * once */
 	n = optinc_onn_net_revive(&tr->net, &tr->data,
 				  3.0 * c->members / c->in_gain, tr->revive[0],
 				  tr->revive[1], tr->revive[2]);
