@@ -275,6 +275,75 @@ unsigned int optinc_onn_net_revive(struct optinc_onn_net *n,
 	return i;
 }
 
+/* Each unit's largest pre-activation in layer @l over the rows of @d. */
+static void net_max_pre(struct optinc_onn_net *n,
+			const struct optinc_onn_data *d, unsigned int l,
+			float *zmax)
+{
+	const struct optinc_onn_tlayer *y = &n->l[l];
+	unsigned int rows, r, o;
+	uint32_t i;
+
+	for (o = 0; o < y->out; o++)
+		zmax[o] = -INFINITY;
+	for (i = 0; i < d->n; i += rows) {
+		rows = d->n - i < n->batch ? d->n - i : n->batch;
+		memcpy(n->act[0], d->x + (size_t)i * d->in,
+		       (size_t)rows * d->in * sizeof(float));
+		optinc_onn_net_forward(n, rows);
+		for (r = 0; r < rows; r++)
+			for (o = 0; o < y->out; o++) {
+				float z = y->b[o] + cblas_sdot(y->in,
+					y->w + (size_t)o * y->in, 1,
+					n->act[l] + (size_t)r * y->in, 1);
+
+				zmax[o] = fmaxf(zmax[o], z);
+			}
+	}
+}
+
+/**
+ * optinc_onn_net_revive_hidden() - turn the hidden units after the first
+ * layer that are off on every training row back on, barely
+ * @n:     the network
+ * @d:     the training rows
+ * @top:   a revived unit's largest pre-activation over the rows
+ * @count: units revived per layer (n->nl entries; 0 for the first and last)
+ *
+ * A ReLU unit off on every row has no gradient and stays off for good.
+ * Raising its bias by @top minus its largest pre-activation turns it on
+ * where it came closest, at most @top: the network's outputs move by at
+ * most @top times the next layers' gains, and the unit learns again.
+ * Layers go in order, each seeing the ones before it revived. The Adam
+ * moments of its bias and of its row of w (or U) start again from 0 (its
+ * Sigma's got no gradient while it was off). Return: units revived.
+ */
+unsigned int optinc_onn_net_revive_hidden(struct optinc_onn_net *n,
+					  const struct optinc_onn_data *d,
+					  float top, unsigned int *count)
+{
+	unsigned int l, o, all = 0;
+
+	memset(count, 0, n->nl * sizeof(*count));
+	for (l = 1; l + 1 < n->nl; l++) {
+		struct optinc_onn_tlayer *y = &n->l[l];
+		float *zmax = n->scratch;
+
+		net_max_pre(n, d, l, zmax);
+		for (o = 0; o < y->out; o++) {
+			if (zmax[o] > 0)
+				continue;
+			y->b[o] += top - zmax[o];
+			y->mb[o] = y->vb[o] = 0;
+			memset(y->mw + (size_t)o * y->in, 0, y->in * sizeof(float));
+			memset(y->vw + (size_t)o * y->in, 0, y->in * sizeof(float));
+			count[l]++;
+		}
+		all += count[l];
+	}
+	return all;
+}
+
 /* Gradients of every layer from n->delta (d loss / d output). */
 void optinc_onn_net_backward(struct optinc_onn_net *n, unsigned int rows)
 {

@@ -56,6 +56,7 @@ struct trainer {
 	int avg_evaluated;		/* avg_net and avg_ev are of the last epoch */
 	int best_avg;			/* the kept network is an average */
 	double revive[3];		/* first S, step, slope (0: off) */
+	float revive_hidden;		/* hidden units' new top (0: off) */
 	float lr_first;			/* first layer's weights: rate times this */
 };
 
@@ -462,6 +463,9 @@ static void train_usage(FILE *f)
 		"                          first-layer units off on every row become, i-th\n"
 		"                          of them, SLOPE * (FIRST + i * STEP - S), on below\n"
 		"                          that S (not in the checkpoint)\n"
+		"  --revive-hidden TOP     on start or resume: each unit of layers 2 to L-1\n"
+		"                          off on every row gets its bias raised so that its\n"
+		"                          largest pre-activation is TOP (not in the checkpoint)\n"
 		"  --lr-first F            the first layer's weights step at F times the\n"
 		"                          rate, its biases at the rate (1; F in (0, 10000];\n"
 		"                          not in the checkpoint)\n");
@@ -473,6 +477,7 @@ enum {
 	OPT_PITERS, OPT_EVAL, OPT_CKPT, OPT_CKEVERY, OPT_RESUME, OPT_STOP_AFTER,
 	OPT_SINV, OPT_SLOW, OPT_SWEIGHTS, OPT_RETRACT, OPT_GAIN, OPT_NOISE, OPT_NOISE_EVERY,
 	OPT_KEEP_BEST, OPT_BOOST, OPT_EMA, OPT_REVIVE, OPT_LR_FIRST,
+	OPT_REVIVE_HIDDEN,
 };
 
 static const struct option train_opts[] = {
@@ -511,6 +516,7 @@ static const struct option train_opts[] = {
 	{ "ema", required_argument, NULL, OPT_EMA },
 	{ "revive", required_argument, NULL, OPT_REVIVE },
 	{ "lr-first", required_argument, NULL, OPT_LR_FIRST },
+	{ "revive-hidden", required_argument, NULL, OPT_REVIVE_HIDDEN },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -579,6 +585,7 @@ static int train_number_set(struct trainer *tr, int opt, unsigned long u,
 	case OPT_BOOST: tr->boost = f; break;
 	case OPT_EMA: tr->ema = f; break;
 	case OPT_LR_FIRST: tr->lr_first = f; break;
+	case OPT_REVIVE_HIDDEN: tr->revive_hidden = f; break;
 	default: return 0;
 	}
 	return 1;
@@ -590,7 +597,7 @@ static int train_real_opt(int opt)
 	switch (opt) {
 	case OPT_LR1: case OPT_LR2: case OPT_LREND: case OPT_M1: case OPT_M2:
 	case OPT_STOP: case OPT_SLACK: case OPT_GAIN: case OPT_NOISE:
-	case OPT_BOOST: case OPT_EMA: case OPT_LR_FIRST:
+	case OPT_BOOST: case OPT_EMA: case OPT_LR_FIRST: case OPT_REVIVE_HIDDEN:
 		return 1;
 	default:
 		return 0;
@@ -753,6 +760,11 @@ static int train_check(struct trainer *tr, const char *arch, const char *approx)
 			tr->lr_first);
 		return -EINVAL;
 	}
+	if (!(tr->revive_hidden >= 0 && tr->revive_hidden <= 10)) {
+		fprintf(stderr, "optinc-onn: train: --revive-hidden %g: need 0 <= TOP <= 10 (0: off)\n",
+			tr->revive_hidden);
+		return -EINVAL;
+	}
 	if (tr->revive[2] > 0 && c->s_invariant != (int)io) {
 		fprintf(stderr, "optinc-onn: train: --revive needs --s-invariant\n");
 		return -EINVAL;
@@ -800,6 +812,27 @@ static void train_revive(struct trainer *tr)
 	       n, tr->revive[0], tr->revive[1], tr->revive[2]);
 }
 
+/*
+ * --revive-hidden: the same for the hidden layers after the first, which
+ * N = 8 left mostly off (113 of layer 2's 128 units); they are only
+ * turned on where they came closest, since the next layer's column of
+ * an orthogonal U cannot be zero (section 8 of Documentation/onn.md).
+ */
+static void train_revive_hidden(struct trainer *tr)
+{
+	unsigned int count[OPTINC_ONN_MAX_LAYERS], l, n;
+
+	if (!(tr->revive_hidden > 0))
+		return;
+	n = optinc_onn_net_revive_hidden(&tr->net, &tr->data,
+					 tr->revive_hidden, count);
+	printf("revived %u hidden units off on every row (top %g):", n,
+	       tr->revive_hidden);
+	for (l = 1; l + 1 < tr->net.nl; l++)
+		printf(" layer %u: %u", l + 1, count[l]);
+	printf("\n");
+}
+
 static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 {
 	unsigned int l;
@@ -842,6 +875,7 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 						&tr->prog) : -ENOENT;
 	if (err == -ENOENT) {
 		train_revive(tr);
+		train_revive_hidden(tr);
 		return 0;
 	}
 	if (err)
@@ -852,6 +886,7 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 					tr->prog.epoch > tr->cfg.epochs1;
 	printf("resumed from %s after epoch %u\n", tr->ckpt, tr->prog.epoch);
 	train_revive(tr);
+	train_revive_hidden(tr);
 	return 0;
 }
 
