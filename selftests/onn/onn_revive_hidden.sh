@@ -5,10 +5,11 @@
 # files, layer by layer through the layers before it as revived,
 # independently of the trainer) gets its bias raised so that its largest
 # pre-activation over the rows is TOP; no other number in the file
-# changes; bad values are refused by name. TAP output.
+# changes; bad values are refused by name; `optinc-onn info --units`
+# counts the units on somewhere as the files do. TAP output.
 . "$(dirname "$0")/lib.sh"
 
-begin 3 revive-hidden
+begin 4 revive-hidden
 PY=/usr/bin/python3
 
 # N = 2 along S, dense: 30 epochs at a high rate leave hidden units off
@@ -80,6 +81,36 @@ refused --revive-hidden -1 11 x nan 0.1x
 tap_result $? "--revive-hidden -1 / 11 / x / nan / 0.1x: refused, naming --revive-hidden, no model written"
 
 # 0 is off: the same model byte for byte as no option
+# info --units over the whole domain, as realised, against the files
+# along S (the same: the first layer's rows are along (1, 4, 16, 64))
+for f in a c; do
+	got=$("$ONN" info --units "$dir/$f.onn" | sed -n 's/.*, \([0-9]*\) of [0-9]* units on somewhere$/\1/p' | paste -sd' ')
+	want=$("$PY" - "$dir/$f.onn" <<'PYEOF'
+import struct, sys
+import numpy as np
+d = open(sys.argv[1], 'rb').read()
+members, nl = struct.unpack_from('<H', d, 10)[0], struct.unpack_from('<H', d, 14)[0]
+sc = struct.unpack_from('<f', d, 16)[0]
+h = np.arange(sum(3 * members * 4 ** k for k in range(4)) + 1, dtype=float)[:, None] * sc
+off, on = 64, []
+for j in range(nl):
+    i, o, act, form = struct.unpack_from('<HHBB', d, off)
+    w = np.frombuffer(d, '<f4', i * o, off + 16).reshape(o, i).astype(float)
+    b = np.frombuffer(d, '<f4', o, off + 16 + 4 * i * o)
+    z = (h * w[:, 0]) + b if j == 0 else h @ w.T + b
+    if act == 1:
+        h = np.maximum(z, 0)
+        on.append(str(int((h.max(0) > 0).sum())))
+    off += 16 + 4 * (i * o + o)
+print(' '.join(on))
+PYEOF
+)
+	echo "# $f.onn: info --units: $got; from the file along S: $want"
+	[ -n "$got" ] && [ "$got" = "$want" ] || bad_units=1
+done
+[ -z "${bad_units:-}" ]
+tap_result $? "info --units counts each ReLU layer's units on somewhere as the model files do"
+
 cp "$dir/a.ckpt" "$dir/z.ckpt"
 cp "$dir/a.ckpt" "$dir/z0.ckpt"
 "$ONN" train $args --resume --checkpoint "$dir/z.ckpt" -o "$dir/z.onn" >/dev/null 2>&1

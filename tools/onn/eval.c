@@ -108,6 +108,30 @@ int optinc_onn_rnet_init(const struct optinc_onn *m, double noise,
 	return err;
 }
 
+/* Layer @l of @rows rows: from n->a into n->a (the buffers swap). */
+static void rnet_layer(const struct optinc_onn *m, struct optinc_onn_rnet *n,
+		       unsigned int l, unsigned int rows)
+{
+	const struct optinc_onn_layer *ly = &m->layer[l];
+	unsigned int r, k;
+	double *t;
+	size_t i;
+
+	for (r = 0; r < rows; r++)
+		for (k = 0; k < ly->out; k++)
+			n->b[(size_t)r * ly->out + k] = ly->bias[k];
+	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows,
+		    ly->out, ly->in, 1.0, n->a, ly->in, n->w[l], ly->in,
+		    1.0, n->b, ly->out);
+	if (ly->act == OPTINC_ONN_ACT_RELU)
+		for (i = 0; i < (size_t)rows * ly->out; i++)
+			if (n->b[i] < 0)
+				n->b[i] = 0;
+	t = n->a;
+	n->a = n->b;
+	n->b = t;
+}
+
 /*
  * optinc_onn_rnet_forward() - @rows inputs (layer 0's width each, in n->a)
  * through every layer; the outputs are left in n->a.
@@ -115,32 +139,15 @@ int optinc_onn_rnet_init(const struct optinc_onn *m, double noise,
 void optinc_onn_rnet_forward(const struct optinc_onn *m,
 			     struct optinc_onn_rnet *n, unsigned int rows)
 {
-	unsigned int r, k, l;
-	double *t;
-	size_t i;
+	unsigned int l;
 
-	for (l = 0; l < m->nlayers; l++) {
-		const struct optinc_onn_layer *ly = &m->layer[l];
-
-		for (r = 0; r < rows; r++)
-			for (k = 0; k < ly->out; k++)
-				n->b[(size_t)r * ly->out + k] = ly->bias[k];
-		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows,
-			    ly->out, ly->in, 1.0, n->a, ly->in, n->w[l], ly->in,
-			    1.0, n->b, ly->out);
-		if (ly->act == OPTINC_ONN_ACT_RELU)
-			for (i = 0; i < (size_t)rows * ly->out; i++)
-				if (n->b[i] < 0)
-					n->b[i] = 0;
-		t = n->a;
-		n->a = n->b;
-		n->b = t;
-	}
+	for (l = 0; l < m->nlayers; l++)
+		rnet_layer(m, n, l, rows);
 }
 
-/* Outputs of @rows domain points starting at @first, left in n->a. */
-static void eval_forward(const struct optinc_onn *m, struct optinc_onn_rnet *n,
-			 uint32_t first, unsigned int rows)
+/* The inputs of @rows domain points starting at @first, into n->a. */
+static void eval_inputs(const struct optinc_onn *m, struct optinc_onn_rnet *n,
+			uint32_t first, unsigned int rows)
 {
 	unsigned int r, k, s[8], in = m->bits / 2;
 
@@ -149,6 +156,13 @@ static void eval_forward(const struct optinc_onn *m, struct optinc_onn_rnet *n,
 		for (k = 0; k < in; k++)
 			n->a[r * in + k] = s[k] * (double)m->in_scale;
 	}
+}
+
+/* Outputs of @rows domain points starting at @first, left in n->a. */
+static void eval_forward(const struct optinc_onn *m, struct optinc_onn_rnet *n,
+			 uint32_t first, unsigned int rows)
+{
+	eval_inputs(m, n, first, rows);
 	optinc_onn_rnet_forward(m, n, rows);
 }
 
@@ -218,6 +232,58 @@ int optinc_onn_evaluate(const struct optinc_onn *m, double noise,
 		eval_decide(m, &n, i, rows, ev);
 	}
 	optinc_onn_rnet_free(&n);
+	return 0;
+}
+
+/**
+ * optinc_onn_units_on() - count the units of each ReLU layer that are on
+ * (output > 0) at some point of the domain, the model as designed
+ * @m:  the model (B = 8)
+ * @on: @m->nlayers counts, 0 for a linear layer
+ *
+ * A unit off at every point gets no gradient in training and carries
+ * nothing (Documentation/onn.md, section 8: most of N = 8's).
+ *
+ * Return: 0, -EINVAL for B != 8, or -ENOMEM.
+ */
+int optinc_onn_units_on(const struct optinc_onn *m, unsigned int *on)
+{
+	uint32_t i, rows, entries = optinc_onn_domain_size(m->members, m->bits);
+	struct optinc_onn_rnet n;
+	unsigned int l, k, r;
+	uint8_t *seen;
+	int err;
+
+	if (m->bits != 8)
+		return -EINVAL;
+	seen = calloc((size_t)m->nlayers, OPTINC_ONN_MAX_WIDTH);
+	err = seen ? optinc_onn_rnet_init(m, 0, 0, &n) : -ENOMEM;
+	if (err) {
+		free(seen);
+		return err;
+	}
+	for (i = 0; i < entries; i += rows) {
+		rows = entries - i < OPTINC_ONN_CHUNK ? entries - i :
+						       OPTINC_ONN_CHUNK;
+		eval_inputs(m, &n, i, rows);
+		for (l = 0; l < m->nlayers; l++) {
+			unsigned int out = m->layer[l].out;
+
+			rnet_layer(m, &n, l, rows);
+			for (r = 0; r < rows; r++)
+				for (k = 0; k < out; k++)
+					seen[(size_t)l * OPTINC_ONN_MAX_WIDTH + k] |=
+						n.a[(size_t)r * out + k] > 0;
+		}
+	}
+	for (l = 0; l < m->nlayers; l++) {
+		on[l] = 0;
+		for (k = 0; m->layer[l].act == OPTINC_ONN_ACT_RELU &&
+			    k < m->layer[l].out; k++)
+			on[l] += seen[(size_t)l * OPTINC_ONN_MAX_WIDTH + k];
+	}
+	optinc_onn_rnet_free(&n);
+	free(seen);
 	return 0;
 }
 

@@ -72,22 +72,31 @@ int optinc_onn_cmd_area(int argc, char **argv)
 	return 0;
 }
 
+/* optinc-onn info [--units] MODEL */
 int optinc_onn_cmd_info(int argc, char **argv)
 {
+	unsigned int l, i, on[OPTINC_ONN_MAX_LAYERS];
+	int units = argc == 3 && !strcmp(argv[1], "--units");
+	const char *path = argv[argc - 1];
 	struct optinc_onn m;
-	unsigned int l, i;
 	uint8_t sha[32];
 	int err;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: optinc-onn info MODEL\n");
+	if (argc != 2 + units || path[0] == '-') {
+		fprintf(stderr, "usage: optinc-onn info [--units] MODEL\n");
 		return -EINVAL;
 	}
-	err = inspect_model(argv[1], &m, sha);
+	err = inspect_model(path, &m, sha);
 	if (err)
 		return err;
+	if (units && (err = optinc_onn_units_on(&m, on))) {
+		fprintf(stderr, "optinc-onn: info --units: %s: %s\n", path,
+			err == -EINVAL ? "only B = 8 models are evaluated" : strerror(-err));
+		optinc_onn_free(&m);
+		return err;
+	}
 	printf("%s: N = %u, B = %u, input scale %g, %u layers, sha256 ",
-	       argv[1], m.members, m.bits, m.in_scale, m.nlayers);
+	       path, m.members, m.bits, m.in_scale, m.nlayers);
 	for (i = 0; i < 32; i++)
 		printf("%02x", sha[i]);
 	printf("\n");
@@ -97,10 +106,13 @@ int optinc_onn_cmd_info(int argc, char **argv)
 		printf("  layer %u: %u -> %u, %s, ", l + 1, y->in, y->out,
 		       y->act == OPTINC_ONN_ACT_RELU ? "relu" : "linear");
 		if (y->form == OPTINC_ONN_DENSE)
-			printf("dense\n");
+			printf("dense");
 		else
-			printf("%u blocks Sigma*U of %ux%u (%u MZIs each)\n",
+			printf("%u blocks Sigma*U of %ux%u (%u MZIs each)",
 			       y->nblocks, y->k, y->k, optinc_onn_mzis(y->k));
+		if (units && y->act == OPTINC_ONN_ACT_RELU)
+			printf(", %u of %u units on somewhere", on[l], y->out);
+		printf("\n");
 	}
 	optinc_onn_free(&m);
 	return 0;

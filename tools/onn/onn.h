@@ -106,6 +106,7 @@ void optinc_onn_rnet_forward(const struct optinc_onn *m,
 void optinc_onn_rnet_free(struct optinc_onn_rnet *n);
 int optinc_onn_evaluate(const struct optinc_onn *m, double noise,
 			uint64_t seed, struct optinc_onn_eval *ev);
+int optinc_onn_units_on(const struct optinc_onn *m, unsigned int *on);
 void optinc_onn_eval_free(struct optinc_onn_eval *ev);
 void optinc_onn_histogram(FILE *f, const struct optinc_onn_eval *ev);
 
