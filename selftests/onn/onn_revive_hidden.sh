@@ -80,7 +80,6 @@ tap_result $? "--revive-hidden 0.05: the hidden units off on every S, and only t
 refused --revive-hidden -1 11 x nan 0.1x
 tap_result $? "--revive-hidden -1 / 11 / x / nan / 0.1x: refused, naming --revive-hidden, no model written"
 
-# 0 is off: the same model byte for byte as no option
 # info --units over the whole domain, as realised, against the files
 # along S (the same: the first layer's rows are along (1, 4, 16, 64))
 for f in a c; do
@@ -111,6 +110,7 @@ done
 [ -z "${bad_units:-}" ]
 tap_result $? "info --units counts each ReLU layer's units on somewhere as the model files do"
 
+# 0 is off: the same model byte for byte as no option
 cp "$dir/a.ckpt" "$dir/z.ckpt"
 cp "$dir/a.ckpt" "$dir/z0.ckpt"
 "$ONN" train $args --resume --checkpoint "$dir/z.ckpt" -o "$dir/z.onn" >/dev/null 2>&1

@@ -82,6 +82,8 @@ int optinc_onn_cmd_info(int argc, char **argv)
 	uint8_t sha[32];
 	int err;
 
+	if (argc == 3 && !units)
+		fprintf(stderr, "optinc-onn: info: unknown option '%s'\n", argv[1]);
 	if (argc != 2 + units || path[0] == '-') {
 		fprintf(stderr, "usage: optinc-onn info [--units] MODEL\n");
 		return -EINVAL;

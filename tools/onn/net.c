@@ -226,55 +226,6 @@ void optinc_onn_net_align(struct optinc_onn_net *n, const float *v,
 	}
 }
 
-/* Is first-layer unit @o on (pre-activation > 0) at some row of @d? */
-static int net_unit_on(const struct optinc_onn_tlayer *y,
-		       const struct optinc_onn_data *d, unsigned int o)
-{
-	const float *row = y->w + (size_t)o * y->in;
-	uint32_t r;
-
-	for (r = 0; r < d->n; r++)
-		if (y->b[o] + cblas_sdot(y->in, row, 1,
-					 d->x + (size_t)r * y->in, 1) > 0)
-			return 1;
-	return 0;
-}
-
-/**
- * optinc_onn_net_revive() - re-aim the first-layer units that are off on
- * every training row (their gradient is 0, so they would stay off)
- * @n:     the network (a first layer along S: rows w (4^0, 4^1, ..))
- * @d:     the training rows
- * @in_s:  input units per unit of S: 3N / input gain
- * @first, @step, @slope: the i-th unit found off (in unit order) becomes
- *         slope * (first + i * step - S), on below S = first + i * step
- *
- * Their Adam moments start again from 0. Return: units re-aimed.
- */
-unsigned int optinc_onn_net_revive(struct optinc_onn_net *n,
-				   const struct optinc_onn_data *d,
-				   double in_s, double first, double step,
-				   double slope)
-{
-	struct optinc_onn_tlayer *y = &n->l[0];
-	unsigned int o, k, i = 0;
-
-	for (o = 0; o < y->out; o++) {
-		float *row = y->w + (size_t)o * y->in;
-
-		if (net_unit_on(y, d, o))
-			continue;
-		for (k = 0; k < y->in; k++)
-			row[k] = (float)(-slope * in_s * (double)(1u << (2 * k)));
-		y->b[o] = (float)(slope * (first + i * step));
-		memset(y->mw + (size_t)o * y->in, 0, y->in * sizeof(float));
-		memset(y->vw + (size_t)o * y->in, 0, y->in * sizeof(float));
-		y->mb[o] = y->vb[o] = 0;
-		i++;
-	}
-	return i;
-}
-
 /* Each unit's largest pre-activation in layer @l over the rows of @d. */
 static void net_max_pre(struct optinc_onn_net *n,
 			const struct optinc_onn_data *d, unsigned int l,
@@ -300,6 +251,43 @@ static void net_max_pre(struct optinc_onn_net *n,
 				zmax[o] = fmaxf(zmax[o], z);
 			}
 	}
+}
+
+/**
+ * optinc_onn_net_revive() - re-aim the first-layer units that are off on
+ * every training row (their gradient is 0, so they would stay off)
+ * @n:     the network (a first layer along S: rows w (4^0, 4^1, ..))
+ * @d:     the training rows
+ * @in_s:  input units per unit of S: 3N / input gain
+ * @first, @step, @slope: the i-th unit found off (in unit order) becomes
+ *         slope * (first + i * step - S), on below S = first + i * step
+ *
+ * Their Adam moments start again from 0. Return: units re-aimed.
+ */
+unsigned int optinc_onn_net_revive(struct optinc_onn_net *n,
+				   const struct optinc_onn_data *d,
+				   double in_s, double first, double step,
+				   double slope)
+{
+	struct optinc_onn_tlayer *y = &n->l[0];
+	unsigned int o, k, i = 0;
+	float *zmax = n->scratch;
+
+	net_max_pre(n, d, 0, zmax);
+	for (o = 0; o < y->out; o++) {
+		float *row = y->w + (size_t)o * y->in;
+
+		if (zmax[o] > 0)
+			continue;
+		for (k = 0; k < y->in; k++)
+			row[k] = (float)(-slope * in_s * (double)(1u << (2 * k)));
+		y->b[o] = (float)(slope * (first + i * step));
+		memset(y->mw + (size_t)o * y->in, 0, y->in * sizeof(float));
+		memset(y->vw + (size_t)o * y->in, 0, y->in * sizeof(float));
+		y->mb[o] = y->vb[o] = 0;
+		i++;
+	}
+	return i;
 }
 
 /**
