@@ -332,6 +332,51 @@ unsigned int optinc_onn_net_revive_hidden(struct optinc_onn_net *n,
 	return all;
 }
 
+/**
+ * optinc_onn_net_hinge_rows() - put the hinge of every hidden unit through
+ * a training row drawn at random (train --init rows)
+ * @n:    the network, its weights as they will first train
+ * @d:    the training rows
+ * @seed: the run's seed (the draws are a stream of their own, so the
+ *        weights are those of --init cube)
+ *
+ * Layer by layer from the first, each seeing the ones before it placed:
+ * unit o of layer l draws a row r uniformly and its bias becomes minus its
+ * weighted input at r, so that its ReLU bends at r and is on where its
+ * input exceeds that. A network of S alone otherwise starts with most of
+ * its hidden units off on every row (zero biases on a curve of
+ * non-negative first-layer outputs) and the first layer's hinges where
+ * random points of the input cube put them, few at the ends of S's range.
+ */
+void optinc_onn_net_hinge_rows(struct optinc_onn_net *n,
+			       const struct optinc_onn_data *d, uint64_t seed)
+{
+	struct optinc_onn_rng rng;
+	unsigned int l, o, i, rows;
+
+	optinc_onn_rng_seed(&rng, seed ^ 0x68696e6765ull);	/* "hinge" */
+	for (l = 0; l + 1 < n->nl; l++) {
+		struct optinc_onn_tlayer *y = &n->l[l];
+
+		for (o = 0; o < y->out; o += rows) {
+			rows = y->out - o < n->batch ? y->out - o : n->batch;
+			for (i = 0; i < rows; i++) {
+				uint32_t r = (uint32_t)(optinc_onn_rng_uniform(&rng) * d->n);
+
+				memcpy(n->act[0] + (size_t)i * d->in,
+				       d->x + (size_t)r * d->in,
+				       d->in * sizeof(float));
+			}
+			/* act[l] depends only on the layers before l */
+			optinc_onn_net_forward(n, rows);
+			for (i = 0; i < rows; i++)
+				y->b[o + i] = -cblas_sdot(y->in,
+					y->w + (size_t)(o + i) * y->in, 1,
+					n->act[l] + (size_t)i * y->in, 1);
+		}
+	}
+}
+
 /* Gradients of every layer from n->delta (d loss / d output). */
 void optinc_onn_net_backward(struct optinc_onn_net *n, unsigned int rows)
 {

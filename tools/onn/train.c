@@ -58,6 +58,7 @@ struct trainer {
 	double revive[3];		/* first S, step, slope (0: off) */
 	float revive_hidden;		/* hidden units' new top (0: off) */
 	float lr_first;			/* first layer's weights: rate times this */
+	int init_rows;			/* hidden hinges through random rows */
 };
 
 /* SIGINT or SIGTERM during a run: end it after the current epoch. */
@@ -266,6 +267,9 @@ static int train_stage_start(struct trainer *tr, unsigned int e)
 	if (e == c->epochs1) {
 		optinc_onn_net_adam_reset(&tr->net);
 		err = optinc_onn_net_manifold(&tr->net, c, 4 * c->proj_iters);
+		/* a new run without stage 1 first trains the projected blocks */
+		if (!err && !e && tr->init_rows)
+			optinc_onn_net_hinge_rows(&tr->net, &tr->data, c->seed);
 	}
 	if (!err && e >= c->epochs1 && !tr->active_valid) {
 		optinc_onn_net_eval(&tr->net, &tr->data, &ev, tr->active,
@@ -421,6 +425,10 @@ static void train_usage(FILE *f)
 		"  --arch W0-W1-..-WL      layer widths (default: Table I for N = 4, 8, 16)\n"
 		"  --approx all|none|LIST  layers realised as Sigma*U blocks, 1-based (e.g. 2-7)\n"
 		"  --seed S                seed of initialisation and shuffles (1)\n"
+		"  --init cube|rows        hidden biases: first layer's hinges through random\n"
+		"                          points of the input cube, others 0 (cube); every\n"
+		"                          hidden unit's hinge through a random training row\n"
+		"                          (rows); a new run only\n"
 		"  --batch R               minibatch rows (1024)\n"
 		"  --epochs1 E             stage 1 epochs: dense, periodic projection (300)\n"
 		"  --epochs2 E             stage 2 epochs at most: projected every step (300)\n"
@@ -477,7 +485,7 @@ enum {
 	OPT_PITERS, OPT_EVAL, OPT_CKPT, OPT_CKEVERY, OPT_RESUME, OPT_STOP_AFTER,
 	OPT_SINV, OPT_SLOW, OPT_SWEIGHTS, OPT_RETRACT, OPT_GAIN, OPT_NOISE, OPT_NOISE_EVERY,
 	OPT_KEEP_BEST, OPT_BOOST, OPT_EMA, OPT_REVIVE, OPT_LR_FIRST,
-	OPT_REVIVE_HIDDEN,
+	OPT_REVIVE_HIDDEN, OPT_INIT,
 };
 
 static const struct option train_opts[] = {
@@ -517,6 +525,7 @@ static const struct option train_opts[] = {
 	{ "revive", required_argument, NULL, OPT_REVIVE },
 	{ "lr-first", required_argument, NULL, OPT_LR_FIRST },
 	{ "revive-hidden", required_argument, NULL, OPT_REVIVE_HIDDEN },
+	{ "init", required_argument, NULL, OPT_INIT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -698,6 +707,14 @@ static int train_parse(struct trainer *tr, int argc, char **argv,
 			if (train_revive_opt(tr, optarg))
 				return -EINVAL;
 			break;
+		case OPT_INIT:
+			tr->init_rows = !strcmp(optarg, "rows");
+			if (!tr->init_rows && strcmp(optarg, "cube")) {
+				fprintf(stderr, "optinc-onn: train: --init '%s': need cube or rows\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
 		case OPT_SWEIGHTS:
 			tr->cfg.s_uniform = !strcmp(optarg, "uniform");
 			if (!tr->cfg.s_uniform && strcmp(optarg, "domain")) {
@@ -874,6 +891,9 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 	err = tr->resume ? optinc_onn_ckpt_load(tr->ckpt, &tr->cfg, &tr->net,
 						&tr->prog) : -ENOENT;
 	if (err == -ENOENT) {
+		if (tr->init_rows && tr->cfg.epochs1)
+			optinc_onn_net_hinge_rows(&tr->net, &tr->data,
+						  tr->cfg.seed);
 		train_revive(tr);
 		train_revive_hidden(tr);
 		return 0;

@@ -103,6 +103,8 @@ unsigned int optinc_onn_net_revive(struct optinc_onn_net *n,
 unsigned int optinc_onn_net_revive_hidden(struct optinc_onn_net *n,
 					  const struct optinc_onn_data *d,
 					  float top, unsigned int *count);
+void optinc_onn_net_hinge_rows(struct optinc_onn_net *n,
+			       const struct optinc_onn_data *d, uint64_t seed);
 void optinc_onn_net_backward(struct optinc_onn_net *n, unsigned int rows);
 void optinc_onn_net_adam(struct optinc_onn_net *n, float lr, float lr_w1,
 			 int retract);
