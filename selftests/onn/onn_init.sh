@@ -24,22 +24,10 @@ done
 "$ONN" train ${args/--epochs1 0/--epochs1 1 --lr1 0} --init rows \
 	-o "$dir/rows1.onn" >/dev/null 2>&1
 
-check=$("$PY" - "$dir/cube.onn" "$dir/rows.onn" "$dir/rows1.onn" <<'PYEOF'
-import struct, sys
+check=$(PYTHONPATH=$(dirname "$0") "$PY" - "$dir/cube.onn" "$dir/rows.onn" "$dir/rows1.onn" <<'PYEOF'
+import sys
 import numpy as np
-def layers(path):
-    d = open(path, 'rb').read()
-    members, nl = struct.unpack_from('<H', d, 10)[0], struct.unpack_from('<H', d, 14)[0]
-    scale = struct.unpack_from('<f', d, 16)[0]
-    off, out = 64, []
-    for _ in range(nl):
-        i, o, act, form = struct.unpack_from('<HHBB', d, off)
-        assert form == 0, 'dense layers only'
-        w = np.frombuffer(d, '<f4', i * o, off + 16).reshape(o, i)
-        b = np.frombuffer(d, '<f4', o, off + 16 + 4 * i * o)
-        out.append((w, b))
-        off += 16 + 4 * (i * o + o)
-    return members, scale, out
+from onn_dense import layers
 members, sc, lc = layers(sys.argv[1])
 S = np.arange(sum(3 * members * 4 ** k for k in range(4)) + 1, dtype=float)
 # along S a first-layer row is w_0 (4^0, 4^1, ..): its input is w_0 S scale

@@ -23,22 +23,10 @@ cp "$dir/a.ckpt" "$dir/c.ckpt"
 said=$(sed -n 's/^revived \([0-9]*\) hidden units.*: \(layer.*\)/\1 \2/p' "$dir/c.log")
 echo "# $(grep '^revived' "$dir/c.log")"
 
-check=$("$PY" - "$dir/a.onn" "$dir/c.onn" 0.05 "${said:-x}" <<'PYEOF'
-import struct, sys
+check=$(PYTHONPATH=$(dirname "$0") "$PY" - "$dir/a.onn" "$dir/c.onn" 0.05 "${said:-x}" <<'PYEOF'
+import sys
 import numpy as np
-def layers(path):
-    d = open(path, 'rb').read()
-    members, nl = struct.unpack_from('<H', d, 10)[0], struct.unpack_from('<H', d, 14)[0]
-    scale = struct.unpack_from('<f', d, 16)[0]
-    off, out = 64, []
-    for _ in range(nl):
-        i, o, act, form = struct.unpack_from('<HHBB', d, off)
-        assert form == 0, 'dense layers only'
-        w = np.frombuffer(d, '<f4', i * o, off + 16).reshape(o, i)
-        b = np.frombuffer(d, '<f4', o, off + 16 + 4 * i * o)
-        out.append((w, b))
-        off += 16 + 4 * (i * o + o)
-    return members, scale, out
+from onn_dense import layers
 members, sc, la = layers(sys.argv[1])
 _, _, lc = layers(sys.argv[2])
 top = float(sys.argv[3])
