@@ -343,8 +343,8 @@ unsigned int optinc_onn_net_revive_hidden(struct optinc_onn_net *n,
  * Layer by layer from the first, each seeing the ones before it placed:
  * unit o of layer l draws a row r uniformly and its bias becomes minus its
  * weighted input at r, so that its ReLU bends at r and is on where its
- * input exceeds that. A network of S alone otherwise starts with most of
- * its hidden units off on every row (zero biases on a curve of
+ * input exceeds that. A network of S alone otherwise starts with a
+ * quarter of its hidden units off on every row (zero biases on a curve of
  * non-negative first-layer outputs) and the first layer's hinges where
  * random points of the input cube put them, few at the ends of S's range.
  */
