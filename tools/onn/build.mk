@@ -68,9 +68,9 @@ ONN_TRAIN_N4_1 := -N 4 --seed 1 --epochs1 0 --epochs2 800 --batch 256 --lr2 2e-3
 ONN_TRAIN_N4_2 := -N 4 --seed 1 --epochs1 0 --epochs2 800 --batch 256 --lr2 1e-3 \
 		  --stop-margin 0.4 --slack 0.5 --noise 1e-3
 # N = 8, layers 2-7 as blocks (Table I), our best training so far (not
-# exact, so not shipped: Documentation/onn.md, section 8), all of it with
-# the first layer along S (--s-invariant: 2,041 rows, 0.12-0.17 s an
-# epoch here): the first 7,500 epochs of a 40,000-epoch cosine from 2e-3;
+# exact, so not shipped: Documentation/onn.md, section 8), the first
+# 162,173 epochs with the first layer along S (--s-invariant: 2,041 rows,
+# 0.12-0.17 s an epoch here): the first 7,500 epochs of a 40,000-epoch cosine from 2e-3;
 # a cosine from 1.8e-3 down to 2e-5 to epoch 15,000; 4,000 epochs flat at
 # 4e-5 and 14,000 flat at 8e-5; a cosine from 8e-5 down to 2e-6 to epoch
 # 37,000; with every value of S weighted 1 (--s-weights uniform), 4,058
@@ -79,12 +79,14 @@ ONN_TRAIN_N4_2 := -N 4 --seed 1 --epochs1 0 --epochs2 800 --batch 256 --lr2 1e-3
 # 8,000 epochs each, flat at 1.5e-5 to epoch 93,342 and flat at 2.5e-5
 # to epoch 109,977; then the 13 first-layer units off on every row
 # revived, on below S = 27.5 + 32 i (--revive), and on at 2.5e-5 to
-# epoch 162,173. Phases that write a model write their best epoch's
+# epoch 162,173; then with each first-layer row seeing s_0..s_2 through
+# S_3 and s_3 apart (--s-low 3: 12,625 rows, about 0.6 s an epoch), flat
+# at 1e-5 to epoch 171,350. Phases that write a model write their best epoch's
 # network or parameter average (--ema, --keep-best); the last one's is
-# the result. The phases are the runs of 2026-12-05 as they were run (a
+# the result. The phases are the runs of 2026-12-05 and 06 as they were run (a
 # flat rate is a cosine ending at 1 times itself; a run stopped by a
-# signal, one whose stage 2 ends there): 162,173 epochs, about 5 hours
-# on one core here (18,162 s of training). A cosine over part of a
+# signal, one whose stage 2 ends there): 171,350 epochs, about 7 hours
+# on one core here (23,565 s of training). A cosine over part of a
 # stage sets --lr2 and --lr-end so that the stage's own cosine passes
 # through the rates named (Documentation/onn.md, section 8, shows how).
 # The model and its log go to
@@ -94,7 +96,8 @@ ONN_N8T := -N 8 --approx 2-7 --seed 1 --s-invariant --input-gain 8 \
 	   --epochs1 0 --batch 256
 ONN_N8TU := $(ONN_N8T) --s-weights uniform
 ONN_N8TM := $(ONN_N8TU) --margin2 0.15 --ema 0.999 --keep-best
-ONN_PHASES_N8T := 1 2 3 4 5 6 7 8 9 10 11 12 13 14
+ONN_N8TM3 := $(subst --s-invariant,--s-low 3,$(ONN_N8TM))
+ONN_PHASES_N8T := 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15
 ONN_TRAIN_N8T_1 := $(ONN_N8T) --epochs2 40000 --lr2 2e-3 --stop-after 7500
 ONN_TRAIN_N8T_2 := $(ONN_N8T) --epochs2 15000 --lr2 3.6e-3 --lr-end 0.0056
 ONN_TRAIN_N8T_3 := $(ONN_N8T) --epochs2 40000 --lr2 4e-5 --lr-end 1 \
@@ -118,6 +121,7 @@ ONN_TRAIN_N8T_12 := $(ONN_N8TM) --epochs2 109977 --lr2 2.5e-5 --lr-end 1
 ONN_TRAIN_N8T_13 := $(ONN_N8TM) --epochs2 113165 --lr2 2.5e-5 --lr-end 1 \
 		    --revive 27.5,32,4e-4
 ONN_TRAIN_N8T_14 := $(ONN_N8TM) --epochs2 162173 --lr2 2.5e-5 --lr-end 1
+ONN_TRAIN_N8T_15 := $(ONN_N8TM3) --epochs2 171350 --lr2 1e-5 --lr-end 1
 
 # N = 16, layers 2-9 as blocks (Table I), along S alone (4,081 rows,
 # 1.2-1.4 s an epoch here beside one other run): one cosine over 4,000
