@@ -118,6 +118,7 @@ t0=$SECONDS
 wait $RUN_PID
 secs=$((SECONDS - t0))
 grep -h "FAIL" "$T_TMP"/rankdies/rank[01].log | sed 's/^/# /'
+[ $secs -le 8 ] || tail -4 "$T_TMP/rankdies.out" | sed 's/^/# run: /'
 ok_if "a dead rank, switch up: the others fail within timeout_ms + 3 s (${secs}s)" \
 	test $secs -le 8
 ok_if "... with the timeout error naming the missing result" \
