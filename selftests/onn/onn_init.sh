@@ -81,7 +81,7 @@ ur=$(units "$dir/brows.onn")
 echo "# info --units, on somewhere of each layer: cube: $uc; rows: $ur"
 # pairs "on width": every layer's count equals its width
 [ -n "$ur" ] && [ "$uc" != "$ur" ] &&
-	echo "$ur" | awk '{for (i = 1; i < NF; i += 2) if ($i != $(i + 1)) exit 1}' 
+	echo "$ur" | awk '{for (i = 1; i < NF; i += 2) if ($i != $(i + 1)) exit 1}'
 tap_result $? "--init rows on blocks: every hidden unit on somewhere as realised (cube: not)"
 
 # a resumed run keeps its network: --init acts on a new run only
