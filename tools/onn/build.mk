@@ -82,7 +82,7 @@ ONN_TRAIN_N4_2 := -N 4 --seed 1 --epochs1 0 --epochs2 800 --batch 256 --lr2 1e-3
 # epoch 162,173; then with each first-layer row seeing s_0..s_2 through
 # S_3 and s_3 apart (--s-low 3: 12,625 rows, about 0.6 s an epoch), flat
 # at 1e-5 to epoch 171,350; then through S_2 and s_2, s_3 apart (--s-low
-# 2: 75,625 rows, 3.3-3.7 s an epoch) flat at 5e-6 to epoch 171,545
+# 2: 75,625 rows, 3.3-3.8 s an epoch) flat at 5e-6 to epoch 171,545
 # and on at that rate to epoch 173,397 (two phases, as the runs were:
 # the parameter average starts again at a resume), then on with the rows
 # wrong at the last evaluation weighing 4 times (--boost 3) to epoch
