@@ -4,11 +4,11 @@
 # verify it as realised, compile its truth table and check that table
 # against the exact average; and check that a paused and resumed run ends
 # in the same model as one never stopped, and that a run may go on with
-# another end of its rate's cosine (--lr-end) but not another stage-1
-# rate. TAP output.
+# another end of its rate's cosine (--lr-end) or another seed, but not
+# another stage-1 rate. TAP output.
 . "$(dirname "$0")/lib.sh"
 
-begin 10 e2e
+begin 11 e2e
 
 "$ONN" train -N 2 --seed 1 --epochs1 0 --epochs2 1500 --lr2 3e-3 \
 	--batch 256 --eval-every 10 -o "$dir/n2.onn" >"$dir/train.log" 2>&1
@@ -40,6 +40,7 @@ tap_result $? "resumed run gives the same model file as an uninterrupted one"
 # 0.05 of it, or flat at it after a resume with --lr-end 1
 lr21() { sed -n 's/^epoch 21\/30 stage 2 lr \([0-9.e+-]*\) .*/\1/p' "$1"; }
 "$ONN" train $args --stop-after 20 --checkpoint "$dir/c.ckpt" -o "$dir/c.onn" >/dev/null 2>&1
+cp "$dir/c.ckpt" "$dir/c20.ckpt"
 "$ONN" train $args --lr-end 1 --resume --checkpoint "$dir/c.ckpt" -o "$dir/c.onn" \
 	>"$dir/c.log" 2>&1
 rc=$?
@@ -50,4 +51,16 @@ out=$("$ONN" train $args --lr1 5e-3 --resume --checkpoint "$dir/c.ckpt" -o "$dir
 [ $? -ne 0 ] && [ ! -e "$dir/d.onn" ] &&
 	grep -q "cannot resume: written by a run with other settings" <<<"$out"
 tap_result $? "... but not with another stage-1 rate (--lr1): $(head -1 <<<"$out")"
+# another seed from the same checkpoint: another model than seed 5's
+# (other shuffles), and than seed 6's own run (another network to start from)
+s6=${args/--seed 5/--seed 6}
+"$ONN" train $s6 --lr-end 1 --resume --checkpoint "$dir/c20.ckpt" -o "$dir/e.onn" \
+	>"$dir/e.log" 2>&1
+rc=$?
+"$ONN" train $s6 --stop-after 20 --checkpoint "$dir/f.ckpt" -o "$dir/f.onn" >/dev/null 2>&1
+"$ONN" train $s6 --lr-end 1 --resume --checkpoint "$dir/f.ckpt" -o "$dir/f.onn" >/dev/null 2>&1
+[ $rc = 0 ] && grep -q "resumed from .* after epoch 20" "$dir/e.log" &&
+	[ -e "$dir/e.onn" ] && [ -e "$dir/f.onn" ] &&
+	! cmp -s "$dir/e.onn" "$dir/c.onn" && ! cmp -s "$dir/e.onn" "$dir/f.onn"
+tap_result $? "a run resumed with another --seed goes on from the checkpoint's network on other shuffles"
 tap_end

@@ -89,6 +89,10 @@ static int ckpt_low(const struct optinc_onn_cfg *c)
  * the fraction of it the cosine ends at (hence its cosine), loss margin,
  * slack and stopping margin, evaluation period, phase noise in the loop,
  * and the weights of the rows (--s-weights: the loss, not the network).
+ * The seed may change too: it drew the initial network, which the
+ * checkpoint replaces, and from here it only picks the shuffles and the
+ * noise draws, so another seed is another walk from the same network
+ * (the same seed still goes on as if the run had not stopped).
  * It may also see more of its input: a network of S_K (and s_K, ..) is
  * one of S_J for every J < K, and of the whole input (K = 0), so K may
  * drop (the curriculum of section 5 of Documentation/onn.md), never rise.
@@ -112,6 +116,7 @@ static int ckpt_same_run(const struct optinc_onn_cfg *a,
 	x.lr_end = y.lr_end = 0;
 	x.noise = y.noise = 0;
 	x.s_uniform = y.s_uniform = 0;
+	x.seed = y.seed = 0;
 	return !memcmp(&x, &y, sizeof(x));
 }
 

@@ -10,7 +10,8 @@
  * are not yet right with margin2 + slack to spare, until every domain
  * point is right with stop_margin to spare (or epochs2 run out).
  * Shuffles depend only on (seed, epoch), so a run resumed from a
- * checkpoint is bit-identical to one never stopped.
+ * checkpoint is bit-identical to one never stopped, and one resumed with
+ * another seed is another walk from the same network.
  */
 #include <ctype.h>
 #include <errno.h>
