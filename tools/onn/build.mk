@@ -87,13 +87,15 @@ ONN_TRAIN_N4_2 := -N 4 --seed 1 --epochs1 0 --epochs2 800 --batch 256 --lr2 1e-3
 # the parameter average starts again at a resume), then on with the rows
 # wrong at the last evaluation weighing 4 times (--boost 3) to epoch
 # 175,290 and on to 175,550 (two phases, as the runs were: the boost
-# is not in the checkpoint). Phases
+# is not in the checkpoint), then on from there at half the rate with
+# seed 4's shuffles (the seed may change on resume: another walk from
+# the same network) to epoch 176,437. Phases
 # that write a model write their best epoch's
 # network or parameter average (--ema, --keep-best); the last one's is
 # the result. The phases are the runs of 2026-12-05 and 06 as they were run (a
 # flat rate is a cosine ending at 1 times itself; a run stopped by a
-# signal, one whose stage 2 ends there): 175,550 epochs, about 10.5 hours
-# on one core here (about 38,600 s of training). A cosine over part of a
+# signal, one whose stage 2 ends there): 176,437 epochs, about 12 hours
+# on one core here (about 42,300 s of training). A cosine over part of a
 # stage sets --lr2 and --lr-end so that the stage's own cosine passes
 # through the rates named (Documentation/onn.md, section 8, shows how).
 # The model and its log go to
@@ -105,7 +107,7 @@ ONN_N8TU := $(ONN_N8T) --s-weights uniform
 ONN_N8TM := $(ONN_N8TU) --margin2 0.15 --ema 0.999 --keep-best
 ONN_N8TM3 := $(subst --s-invariant,--s-low 3,$(ONN_N8TM))
 ONN_N8TM2 := $(subst --s-invariant,--s-low 2,$(ONN_N8TM))
-ONN_PHASES_N8T := 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19
+ONN_PHASES_N8T := 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20
 ONN_TRAIN_N8T_1 := $(ONN_N8T) --epochs2 40000 --lr2 2e-3 --stop-after 7500
 ONN_TRAIN_N8T_2 := $(ONN_N8T) --epochs2 15000 --lr2 3.6e-3 --lr-end 0.0056
 ONN_TRAIN_N8T_3 := $(ONN_N8T) --epochs2 40000 --lr2 4e-5 --lr-end 1 \
@@ -134,6 +136,8 @@ ONN_TRAIN_N8T_16 := $(ONN_N8TM2) --epochs2 171545 --lr2 5e-6 --lr-end 1
 ONN_TRAIN_N8T_17 := $(ONN_N8TM2) --epochs2 173397 --lr2 5e-6 --lr-end 1
 ONN_TRAIN_N8T_18 := $(ONN_N8TM2) --epochs2 175290 --lr2 5e-6 --lr-end 1 --boost 3
 ONN_TRAIN_N8T_19 := $(ONN_N8TM2) --epochs2 175550 --lr2 5e-6 --lr-end 1 --boost 3
+ONN_TRAIN_N8T_20 := $(subst --seed 1,--seed 4,$(ONN_N8TM2)) --epochs2 176437 \
+		    --lr2 2.5e-6 --lr-end 1 --boost 3
 
 # N = 16, layers 2-9 as blocks (Table I), along S alone (4,081 rows,
 # 1.2-1.4 s an epoch here beside one other run): one cosine over 4,000
