@@ -109,8 +109,9 @@ int optinc_onn_rnet_init(const struct optinc_onn *m, double noise,
 }
 
 /* Layer @l of @rows rows: from n->a into n->a (the buffers swap). */
-static void rnet_layer(const struct optinc_onn *m, struct optinc_onn_rnet *n,
-		       unsigned int l, unsigned int rows)
+void optinc_onn_rnet_layer(const struct optinc_onn *m,
+			   struct optinc_onn_rnet *n, unsigned int l,
+			   unsigned int rows)
 {
 	const struct optinc_onn_layer *ly = &m->layer[l];
 	unsigned int r, k;
@@ -142,12 +143,13 @@ void optinc_onn_rnet_forward(const struct optinc_onn *m,
 	unsigned int l;
 
 	for (l = 0; l < m->nlayers; l++)
-		rnet_layer(m, n, l, rows);
+		optinc_onn_rnet_layer(m, n, l, rows);
 }
 
 /* The inputs of @rows domain points starting at @first, into n->a. */
-static void eval_inputs(const struct optinc_onn *m, struct optinc_onn_rnet *n,
-			uint32_t first, unsigned int rows)
+void optinc_onn_eval_inputs(const struct optinc_onn *m,
+			    struct optinc_onn_rnet *n, uint32_t first,
+			    unsigned int rows)
 {
 	unsigned int r, k, s[8], in = m->bits / 2;
 
@@ -162,7 +164,7 @@ static void eval_inputs(const struct optinc_onn *m, struct optinc_onn_rnet *n,
 static void eval_forward(const struct optinc_onn *m, struct optinc_onn_rnet *n,
 			 uint32_t first, unsigned int rows)
 {
-	eval_inputs(m, n, first, rows);
+	optinc_onn_eval_inputs(m, n, first, rows);
 	optinc_onn_rnet_forward(m, n, rows);
 }
 
@@ -265,11 +267,11 @@ int optinc_onn_units_on(const struct optinc_onn *m, unsigned int *on)
 	for (i = 0; i < entries; i += rows) {
 		rows = entries - i < OPTINC_ONN_CHUNK ? entries - i :
 						       OPTINC_ONN_CHUNK;
-		eval_inputs(m, &n, i, rows);
+		optinc_onn_eval_inputs(m, &n, i, rows);
 		for (l = 0; l < m->nlayers; l++) {
 			unsigned int out = m->layer[l].out;
 
-			rnet_layer(m, &n, l, rows);
+			optinc_onn_rnet_layer(m, &n, l, rows);
 			for (r = 0; r < rows; r++)
 				for (k = 0; k < out; k++)
 					seen[(size_t)l * OPTINC_ONN_MAX_WIDTH + k] |=

@@ -17,6 +17,7 @@ static const struct {
 	{ "check-table", optinc_onn_cmd_check_table, "exhaustive check of a table file" },
 	{ "area", optinc_onn_cmd_area, "area model: MZIs and attenuators per layer" },
 	{ "info", optinc_onn_cmd_info, "layers of a model file" },
+	{ "finish", optinc_onn_cmd_finish, "nearly exact model -> exact: dead units as windows, readout by LP" },
 };
 
 static void onn_usage(FILE *f)

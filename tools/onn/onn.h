@@ -101,14 +101,36 @@ struct optinc_onn_rnet {
 
 int optinc_onn_rnet_init(const struct optinc_onn *m, double noise,
 			 uint64_t seed, struct optinc_onn_rnet *n);
+void optinc_onn_rnet_layer(const struct optinc_onn *m,
+			   struct optinc_onn_rnet *n, unsigned int l,
+			   unsigned int rows);
 void optinc_onn_rnet_forward(const struct optinc_onn *m,
 			     struct optinc_onn_rnet *n, unsigned int rows);
+void optinc_onn_eval_inputs(const struct optinc_onn *m,
+			    struct optinc_onn_rnet *n, uint32_t first,
+			    unsigned int rows);
 void optinc_onn_rnet_free(struct optinc_onn_rnet *n);
 int optinc_onn_evaluate(const struct optinc_onn *m, double noise,
 			uint64_t seed, struct optinc_onn_eval *ev);
 int optinc_onn_units_on(const struct optinc_onn *m, unsigned int *on);
 void optinc_onn_eval_free(struct optinc_onn_eval *ev);
 void optinc_onn_histogram(FILE *f, const struct optinc_onn_eval *ev);
+
+/* ---- max-min linear programs over a domain (lp.c, GLPK) ---- */
+struct optinc_onn_lp {
+	unsigned int nv;	/* variables v, besides the objective t */
+	const double *bound;	/* |v_i| <= bound[i] */
+	double tmax;		/* t <= tmax */
+	double tol;		/* a constraint is violated below -tol */
+	uint32_t ncons;		/* constraints r = 0 .. ncons - 1 */
+	/* fill constraint @r: row . v - alpha t >= rhs; return 0 if none */
+	int (*cons)(void *ctx, uint32_t r, double *row, double *alpha,
+		    double *rhs);
+	void *ctx;
+};
+
+int optinc_onn_lp_solve(const struct optinc_onn_lp *p, const uint8_t *start,
+			double *v, double *t);
 
 /* ---- the second level of a cascade (cascade.c) ---- */
 int optinc_onn_cascade_table(const char *path, const struct optinc_onn *m,
@@ -134,5 +156,6 @@ int optinc_onn_cmd_compile(int argc, char **argv);
 int optinc_onn_cmd_area(int argc, char **argv);
 int optinc_onn_cmd_check_table(int argc, char **argv);
 int optinc_onn_cmd_info(int argc, char **argv);
+int optinc_onn_cmd_finish(int argc, char **argv);
 
 #endif /* OPTINC_ONN_H */
