@@ -52,7 +52,8 @@ unsigned int optinc_onn_decide(double y)
 	return y < 0.5 ? 0 : y < 1.5 ? 1 : y < 2.5 ? 2 : 3;
 }
 
-static double eval_margin(double y, unsigned int sym)
+/* How far @y is inside symbol @sym's slicer interval (negative: outside). */
+double optinc_onn_margin(double y, unsigned int sym)
 {
 	double lo = sym ? y - (sym - 0.5) : 1e9;
 	double hi = sym < 3 ? (sym + 0.5) - y : 1e9;
@@ -180,7 +181,7 @@ static void eval_decide(const struct optinc_onn *m, struct optinc_onn_rnet *n,
 		for (k = 0; k < nout; k++) {
 			y = n->a[r * nout + k];
 			sym = optinc_onn_decide(y);
-			g = eval_margin(y, sym);
+			g = optinc_onn_margin(y, sym);
 			if (g < ev->min_margin)
 				ev->min_margin = g;
 			v |= sym << (2 * k);

@@ -571,7 +571,7 @@ static uint32_t fin_out_now(struct fin *f, unsigned int s, double *worst,
 		for (o = 0; o < f->k; o++)
 			y += r->w[(size_t)s * f->k + o] * (double)f->h[(size_t)i * f->k + o];
 		t = f->exact[i] >> (2 * s) & 3;
-		g = fmin(t ? y - (t - 0.5) : 1e9, t < 3 ? t + 0.5 - y : 1e9);
+		g = optinc_onn_margin(y, t);
 		wrong += optinc_onn_decide(y) != t;
 		*worst = fmin(*worst, g);
 		start[2 * i] = start[2 * i + 1] = g < 0.1;
@@ -844,10 +844,7 @@ static int fin_evaluate(const struct fin *f)
 	}
 	err = optinc_onn_evaluate(&m, 0, 0, &ev);
 	if (!err) {
-		printf("%s: %u of %u points right (%.4f %%), worst margin %+.4f\n",
-		       f->out, ev.entries - ev.wrong, ev.entries,
-		       100.0 * (ev.entries - ev.wrong) / ev.entries,
-		       ev.min_margin);
+		optinc_onn_eval_summary(f->out, &m, &ev);
 		err = ev.wrong ? -EDOM : 0;
 		optinc_onn_eval_free(&ev);
 	}

@@ -90,6 +90,7 @@ void optinc_onn_domain_point(uint32_t index, unsigned int members,
 unsigned int optinc_onn_exact(const unsigned int *sums, unsigned int members,
 			      unsigned int bits);
 unsigned int optinc_onn_decide(double y);
+double optinc_onn_margin(double y, unsigned int sym);
 
 /* A model realised into matrices, run on OPTINC_ONN_CHUNK rows at a time. */
 #define OPTINC_ONN_CHUNK 4096
@@ -156,6 +157,8 @@ int optinc_onn_cmd_compile(int argc, char **argv);
 int optinc_onn_cmd_area(int argc, char **argv);
 int optinc_onn_cmd_check_table(int argc, char **argv);
 int optinc_onn_cmd_info(int argc, char **argv);
+void optinc_onn_eval_summary(const char *path, const struct optinc_onn *m,
+			     const struct optinc_onn_eval *ev);
 int optinc_onn_cmd_finish(int argc, char **argv);
 
 #endif /* OPTINC_ONN_H */

@@ -30,8 +30,9 @@ static int verify_load(const char *path, struct optinc_onn *m, uint8_t sha[32])
 	return ret;
 }
 
-static void verify_summary(const char *path, const struct optinc_onn *m,
-			   const struct optinc_onn_eval *ev)
+/* verify's first line: what finish prints of its result, too. */
+void optinc_onn_eval_summary(const char *path, const struct optinc_onn *m,
+			     const struct optinc_onn_eval *ev)
 {
 	printf("%s: N = %u, B = %u, %u layers: %u of %u points right (%.4f %%), worst margin %+.4f\n",
 	       path, m->members, m->bits, m->nlayers, ev->entries - ev->wrong,
@@ -179,7 +180,7 @@ static int verify_run(const struct verify_args *a, int compile)
 			a->model, strerror(-err));
 		goto out_free;
 	}
-	verify_summary(a->model, &m, &ev);
+	optinc_onn_eval_summary(a->model, &m, &ev);
 	printf("wrong outputs by error (output - exact average):\n");
 	optinc_onn_histogram(stdout, &ev);
 	if (compile)
