@@ -3,13 +3,18 @@
 # optinc-onn verify --phase-noise SIGMA --seeds K: mean, min and max over the
 # seeds S..S+K-1, each seed's draw the same as a one-seed run with that seed;
 # sigma 0 is the model as designed; bad sigmas and counts refused by name
-# (on the shipped N = 4 model). And train --noise (phase noise in the loop):
+# (on the shipped N = 4 model). --noise-layers: naming every layer is the
+# same as no option, one layer alone is another figure, and bad lists, a
+# layer the model lacks and the option without --phase-noise are refused. And train --noise (phase noise in the loop):
 # it changes the trained model, the same file every time and after a pause
-# and resume, and an out-of-range sigma is refused. TAP output.
+# and resume, and an out-of-range sigma is refused; train --noise-layers:
+# by default the blocks, the dense layers through their SVD meshes when
+# named (another model, the same after a pause and resume), a layer the
+# network lacks refused. TAP output.
 . "$(dirname "$0")/lib.sh"
 M=models/onn-n4.onn
 
-begin 9 noise
+begin 16 noise
 
 # "mean min max" of the one sigma of a verify run
 stats() {
@@ -44,6 +49,24 @@ out=$("$ONN" verify "$M" --phase-noise 1e-3 --seeds 0 2>&1)
 [ $? -ne 0 ] && echo "$out" | grep -q -- "--seeds '0'"
 tap_result $? "a seed count of 0 is refused: $(echo "$out" | head -1)"
 
+# --noise-layers (the N = 4 model has 6 layers, all of blocks)
+all=$(stats --phase-noise 1e-2 --seeds 2 --seed 7)
+got=$(stats --phase-noise 1e-2 --seeds 2 --seed 7 --noise-layers 1-6)
+[ -n "$all" ] && [ "$got" = "$all" ]
+tap_result $? "--noise-layers 1-6 is every layer: $got, without the option $all"
+one=$(stats --phase-noise 1e-2 --seeds 2 --seed 7 --noise-layers 3)
+awk -v a="$all" -v b="$one" 'BEGIN { split(a, x); split(b, y); exit !(y[1] > x[1]) }'
+tap_result $? "layer 3 alone keeps more points than all six: $one against $all"
+bad=0
+for l in 0 3-2 x 2,,3 7; do
+	out=$("$ONN" verify "$M" --phase-noise 1e-3 --seeds 1 --noise-layers "$l" 2>&1)
+	[ $? -ne 0 ] && echo "$out" | grep -q -- "--noise-layers '$l'" || bad=1
+done
+tap_result $bad "--noise-layers 0, 3-2, x, 2,,3 and 7 (of 6 layers) are refused by name: $(echo "$out" | head -1)"
+out=$("$ONN" verify "$M" --noise-layers 2 2>&1)
+[ $? -ne 0 ] && echo "$out" | grep -q "without --phase-noise"
+tap_result $? "--noise-layers without --phase-noise is refused: $(echo "$out" | head -1)"
+
 # noise in the training loop (stage 2 only: --epochs1 0)
 args="-N 2 --seed 5 --epochs1 0 --epochs2 8 --batch 256 --slack 0.5"
 "$ONN" train $args --noise 1e-2 -o "$dir/a.onn" >"$dir/a.log" 2>&1 &&
@@ -59,4 +82,20 @@ tap_result $? "train --noise 1e-2 paused after epoch 3 and resumed: the same mod
 out=$("$ONN" train $args --noise 2 -o "$dir/e.onn" 2>&1)
 [ $? -ne 0 ] && [ ! -e "$dir/e.onn" ] && echo "$out" | grep -q -- "--noise in \[0, 1)"
 tap_result $? "train --noise 2 is refused: $(echo "$out" | tail -1)"
+
+# --noise-layers in training: layers 1 and 4 dense, 2 and 3 blocks
+args="-N 2 --arch 4-16-32-8-4 --approx 2-3 --seed 5 --epochs1 0 --epochs2 6 --batch 256 --slack 0.5 --noise 1e-2"
+"$ONN" train $args -o "$dir/f.onn" >/dev/null 2>&1 &&
+	"$ONN" train $args --noise-layers 2-3 -o "$dir/g.onn" >/dev/null 2>&1 &&
+	cmp -s "$dir/f.onn" "$dir/g.onn"
+tap_result $? "train --noise-layers 2-3 (the blocks) is the default"
+"$ONN" train $args --noise-layers 1,4 -o "$dir/h.onn" >/dev/null 2>&1 &&
+	! cmp -s "$dir/f.onn" "$dir/h.onn" &&
+	"$ONN" train $args --noise-layers 1,4 -o "$dir/i.onn" --stop-after 3 >/dev/null 2>&1 &&
+	"$ONN" train $args --noise-layers 1,4 -o "$dir/i.onn" --resume >/dev/null 2>&1 &&
+	cmp -s "$dir/h.onn" "$dir/i.onn"
+tap_result $? "train --noise-layers 1,4 (the dense layers): another model, the same after a pause and resume"
+out=$("$ONN" train $args --noise-layers 5 -o "$dir/j.onn" 2>&1)
+[ $? -ne 0 ] && [ ! -e "$dir/j.onn" ] && echo "$out" | grep -q -- "--noise-layers '5'"
+tap_result $? "train --noise-layers 5 (of 4 layers) is refused: $(echo "$out" | tail -1)"
 tap_end

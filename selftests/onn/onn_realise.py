@@ -9,11 +9,13 @@ optinc-onn compiled from the same file (the model's own outputs, right or
 wrong) and the worst margin with the one `optinc-onn verify` printed.
 
 usage: onn_realise.py MODEL TABLE [--sample K] [--margin M]
-       onn_realise.py MODEL --noise SIGMA --seed S
+       onn_realise.py MODEL --noise SIGMA --seed S [--layers A,B-C]
 Prints one line of results; exits 1 on a mismatch, 2 on bad input. The
 second form draws the phase noise as onn.md describes (block layers only)
 and prints the accuracy over the whole domain, to compare with
-`optinc-onn verify MODEL --phase-noise SIGMA --seeds 1 --seed S`."""
+`optinc-onn verify MODEL --phase-noise SIGMA --seeds 1 --seed S`; with
+--layers every layer's noise is drawn but only the layers named (1 = the
+first) get theirs, as verify's --noise-layers."""
 import hashlib
 import math
 import struct
@@ -105,8 +107,9 @@ class Reader:
         return np.frombuffer(self.take(4 * n, what), "<f4").astype(float)
 
 
-def parse_layer(r, idx, width, noise):
-    """One layer: (W as a real out x in matrix, bias, relu)."""
+def parse_layer(r, idx, width, noise, apply=True):
+    """One layer: (W as a real out x in matrix, bias, relu); its noise is
+    drawn, and added only when @apply."""
     h = r.take(16, f"layer {idx} header")
     n_in, n_out, act, form, k, nb = struct.unpack_from("<HHBBHH", h)
     if n_in != width or act > 1 or form > 1:
@@ -125,7 +128,8 @@ def parse_layer(r, idx, width, noise):
         for j in range(nb):
             ph = r.floats(k * k, f"layer {idx} block {j}")
             if noise:
-                ph = ph + noise[0] * noise[1].normals(k * k)
+                dph = noise[0] * noise[1].normals(k * k)
+                ph = ph + dph if apply else ph
             u = mesh_build(k, ph)
             b = sig[j * k:(j + 1) * k, None] * u.real
             if n_out >= n_in:
@@ -136,7 +140,7 @@ def parse_layer(r, idx, width, noise):
     return w, bias, act == 1
 
 
-def load(path, noise=None):
+def load(path, noise=None, layers=None):
     buf = open(path, "rb").read()
     r = Reader(buf, path)
     hdr = r.take(64, "header")
@@ -147,13 +151,14 @@ def load(path, noise=None):
         fail(f"{path}: payload length {plen}, file has {len(buf) - 64}")
     if hashlib.sha256(buf[:32] + buf[64:]).digest() != buf[32:64]:
         fail(f"{path}: SHA-256 differs from the header's")
-    layers, width = [], bits // 2
+    out, width = [], bits // 2
     for i in range(nl):
-        layers.append(parse_layer(r, i + 1, width, noise))
-        width = layers[-1][0].shape[0]
+        out.append(parse_layer(r, i + 1, width, noise,
+                               layers is None or i + 1 in layers))
+        width = out[-1][0].shape[0]
     if width != bits // 2 or r.pos != len(buf):
         fail(f"{path}: last layer has {width} outputs or trailing bytes")
-    return n, bits, np.float32(scale).item(), layers
+    return n, bits, np.float32(scale).item(), out
 
 
 def forward(layers, x):
@@ -197,11 +202,18 @@ def noisy(argv):
     model = argv[1]
     sigma = float(argv[argv.index("--noise") + 1])
     seed = int(argv[argv.index("--seed") + 1])
-    n, bits, scale, layers = load(model, (sigma, Rng(seed)))
+    only = None
+    if "--layers" in argv:
+        only = set()
+        for part in argv[argv.index("--layers") + 1].split(","):
+            a, _, b = part.partition("-")
+            only.update(range(int(a), int(b or a) + 1))
+    n, bits, scale, layers = load(model, (sigma, Rng(seed)), only)
     s = domain(n, bits // 2, np.arange((3 * n + 1) ** (bits // 2)))
     got = outputs(layers, s, scale)[0]
     right = int((got == exact(n, s)).sum())
-    print(f"{model}: sigma {sigma:g}, seed {seed}: {right} of {len(s)} points "
+    which = "" if only is None else f", layers {sorted(only)}"
+    print(f"{model}: sigma {sigma:g}, seed {seed}{which}: {right} of {len(s)} points "
           f"right ({100.0 * right / len(s):.4f} %)")
     return 0
 

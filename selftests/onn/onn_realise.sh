@@ -5,12 +5,14 @@
 # outputs optinc-onn compiled into the tables, for the shipped N = 4 (every
 # point, and verify's worst margin), N = 8 (a sample) and a small wrong
 # model with dense, stacked and side-by-side layers (every point, wrong
-# outputs included); a corrupt file is refused by name. TAP output.
+# outputs included); one phase-noise draw gives verify's accuracy, on every
+# layer and on some only (--noise-layers); a corrupt file is refused by
+# name. TAP output.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 REAL=$(dirname "$0")/onn_realise.py
 
-begin 6 real
+begin 7 real
 if ! $PY -c 'import numpy' 2>/dev/null; then
 	echo "Bail out! $PY has no numpy (scripts/install-deps)"
 	exit 1
@@ -43,6 +45,13 @@ want=$("$ONN" verify models/onn-n4.onn --phase-noise 1e-2 --seeds 1 --seed 8 |
 out=$($PY "$REAL" models/onn-n4.onn --noise 1e-2 --seed 8 2>&1)
 echo "$out" | grep -q "(${want:-none} %)"
 tap_result $? "N = 4, phase noise 1e-2, seed 8: optinc-onn ${want:-?} %, $out"
+
+# the same draw, only layers 2, 5 and 6 perturbed (verify --noise-layers)
+want=$("$ONN" verify models/onn-n4.onn --phase-noise 1e-2 --seeds 1 --seed 8 \
+	--noise-layers 2,5-6 | awk '/^ +0.01 / { print $2 }')
+out=$($PY "$REAL" models/onn-n4.onn --noise 1e-2 --seed 8 --layers 2,5-6 2>&1)
+echo "$out" | grep -q "(${want:-none} %)"
+tap_result $? "N = 4, the same draw on layers 2, 5, 6 only: optinc-onn ${want:-?} %, $out"
 
 # one flipped payload byte: the hash no longer matches
 cp "$dir/w.onn" "$dir/bad.onn"

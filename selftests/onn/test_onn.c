@@ -358,7 +358,7 @@ static void test_table_files(void)
 	int ok;
 
 	snprintf(path, sizeof(path), "%s/good.tbl", test_dir);
-	if (test_make_model(&m, 2) || optinc_onn_evaluate(&m, 0, 0, &ev)) {
+	if (test_make_model(&m, 2) || optinc_onn_evaluate(&m, 0, 0, 0, &ev)) {
 		tap_ok(0, "table file: evaluate a model");
 		return;
 	}

@@ -98,7 +98,7 @@ int optinc_onn_cascade_table(const char *path, const struct optinc_onn *m,
 	ev.entries = radix * radix * radix * radix * radix;
 	ev.out = malloc(ev.entries);
 	ev.exact = malloc(ev.entries);
-	err = ev.out && ev.exact ? optinc_onn_rnet_init(m, 0, 1, &n) : -ENOMEM;
+	err = ev.out && ev.exact ? optinc_onn_rnet_init(m, 0, 1, 0, &n) : -ENOMEM;
 	if (!err) {
 		optinc_cascade_table_fill_exact(ev.exact, (__u16)m->members,
 						(__u16)fanin);

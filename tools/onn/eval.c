@@ -72,16 +72,34 @@ void optinc_onn_rnet_free(struct optinc_onn_rnet *n)
 	memset(n, 0, sizeof(*n));
 }
 
+/*
+ * Layer @l with noise when @layers has its bit, else as designed. Its
+ * noise is drawn either way, so that a layer gets the same draws whichever
+ * other layers are perturbed (verify --noise-layers).
+ */
+static int rnet_realise(const struct optinc_onn *m, unsigned int l,
+			double *w, double noise, uint32_t layers,
+			struct optinc_onn_rng *rng)
+{
+	int err = optinc_onn_realise(m, l, w, noise, rng);
+
+	if (!err && noise > 0 && !(layers >> l & 1))
+		err = optinc_onn_realise(m, l, w, 0, rng);
+	return err;
+}
+
 /**
  * optinc_onn_rnet_init() - realise @m's layers for evaluation in chunks
- * @noise: MZI phase noise sigma in radians (0: the model as designed)
- * @seed:  seed of the noise
- * @n:     filled here; optinc_onn_rnet_free() it
+ * @noise:  MZI phase noise sigma in radians (0: the model as designed)
+ * @seed:   seed of the noise
+ * @layers: bit l set: layer l (from 0) gets the noise (OPTINC_ONN_ALL_LAYERS)
+ * @n:      filled here; optinc_onn_rnet_free() it
  *
  * Return: 0 or a negative errno.
  */
 int optinc_onn_rnet_init(const struct optinc_onn *m, double noise,
-			 uint64_t seed, struct optinc_onn_rnet *n)
+			 uint64_t seed, uint32_t layers,
+			 struct optinc_onn_rnet *n)
 {
 	struct optinc_onn_rng rng;
 	unsigned int l;
@@ -97,7 +115,7 @@ int optinc_onn_rnet_init(const struct optinc_onn *m, double noise,
 			n->width = ly->out;
 		n->w[l] = malloc(sizeof(double) * ly->in * ly->out);
 		n->nl = l + 1;
-		err = n->w[l] ? optinc_onn_realise(m, l, n->w[l], noise, &rng)
+		err = n->w[l] ? rnet_realise(m, l, n->w[l], noise, layers, &rng)
 			      : -ENOMEM;
 	}
 	n->a = malloc(sizeof(double) * OPTINC_ONN_CHUNK * n->width);
@@ -196,16 +214,18 @@ static void eval_decide(const struct optinc_onn *m, struct optinc_onn_rnet *n,
 
 /**
  * optinc_onn_evaluate() - run a realised model over its whole domain
- * @noise: MZI phase noise sigma in radians (0: the model as designed)
- * @seed:  seed of the noise
- * @ev:    results; optinc_onn_eval_free() it
+ * @noise:  MZI phase noise sigma in radians (0: the model as designed)
+ * @seed:   seed of the noise
+ * @layers: the layers that get it, as optinc_onn_rnet_init()'s
+ * @ev:     results; optinc_onn_eval_free() it
  *
  * Only B = 8 models (the truth-table format's) are evaluated.
  *
  * Return: 0, -EINVAL for B != 8, or -ENOMEM.
  */
 int optinc_onn_evaluate(const struct optinc_onn *m, double noise,
-			uint64_t seed, struct optinc_onn_eval *ev)
+			uint64_t seed, uint32_t layers,
+			struct optinc_onn_eval *ev)
 {
 	struct optinc_onn_rnet n;
 	uint32_t i, rows;
@@ -223,7 +243,7 @@ int optinc_onn_evaluate(const struct optinc_onn *m, double noise,
 		return -ENOMEM;
 	}
 	optinc_table_fill_exact(ev->exact, m->members, m->bits);
-	err = optinc_onn_rnet_init(m, noise, seed, &n);
+	err = optinc_onn_rnet_init(m, noise, seed, layers, &n);
 	if (err) {
 		optinc_onn_eval_free(ev);
 		return err;
@@ -260,7 +280,7 @@ int optinc_onn_units_on(const struct optinc_onn *m, unsigned int *on)
 	if (m->bits != 8)
 		return -EINVAL;
 	seen = calloc((size_t)m->nlayers, OPTINC_ONN_MAX_WIDTH);
-	err = seen ? optinc_onn_rnet_init(m, 0, 0, &n) : -ENOMEM;
+	err = seen ? optinc_onn_rnet_init(m, 0, 0, 0, &n) : -ENOMEM;
 	if (err) {
 		free(seen);
 		return err;

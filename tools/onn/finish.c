@@ -13,8 +13,10 @@
  *    S < LO - GAP or S > HI + GAP, maximising delta.
  * 2. Each output with a wrong point gets its readout row again from a
  *    linear program over the whole domain that maximises its worst slicer
- *    margin, from the live units and the new ones. The other outputs keep
- *    their rows and do not see the new units.
+ *    margin, from the live units and the new ones, and then from a second
+ *    one: the smallest row (L1) with that margin, since the readout's
+ *    meshes move an output by its row's size times their phase error. The
+ *    other outputs keep their rows and do not see the new units.
  * 3. The changed blocks are decomposed into phases again; the model is
  *    written and evaluated as realised from its file.
  */
@@ -35,6 +37,11 @@
  * turns it on by some 3e-5 outside its window (its gain is in the hundreds).
  */
 #define FIN_MIN_DELTA	1e-3
+/*
+ * The readout row kept is the smallest (L1) with this much of the best
+ * row's worst margin: under MZI phase noise a smaller row moves less.
+ */
+#define FIN_KEEP	0.999
 
 struct fin {
 	const char *in, *out;
@@ -59,7 +66,9 @@ struct fin {
 	float *z;		/* np x nz */
 	/* the program being solved, and how it went */
 	unsigned int lo, hi, sym;
-	double margin;
+	double l1max;		/* the best row's L1 norm */
+	double tmin;		/* > 0: minimise the norm, margins >= tmin */
+	double margin, norm;
 	int rounds;
 };
 
@@ -195,7 +204,7 @@ static int fin_points(struct fin *f)
 	int err;
 
 	f->np = optinc_onn_domain_size(f->m.members, f->m.bits);
-	err = optinc_onn_rnet_init(&f->m, 0, 0, &n);
+	err = optinc_onn_rnet_init(&f->m, 0, 0, 0, &n);
 	if (!err)
 		err = fin_find_dead(f, &n);
 	f->D = f->nb * f->ndead;
@@ -498,7 +507,7 @@ static int fin_outputs(struct fin *f)
 {
 	struct optinc_onn_rnet n;
 	uint32_t i, rows;
-	int err = optinc_onn_rnet_init(&f->m, 0, 0, &n);
+	int err = optinc_onn_rnet_init(&f->m, 0, 0, 0, &n);
 
 	for (i = 0; i < f->np && !err; i += rows) {
 		rows = f->np - i < OPTINC_ONN_CHUNK ? f->np - i : OPTINC_ONN_CHUNK;
@@ -535,24 +544,52 @@ static int fin_apply(struct fin *f)
 /* ---- step 2: readout rows ---- */
 
 /*
- * Point r / 2's slicer margin for output f->sym: above the threshold
- * below its symbol (r even) or below the one above it (r odd), by t.
+ * The readout row's programs. The first, over (v, b'), v the row in z
+ * (f->nz) and b' its bias: constraint r < 2 np is point r / 2's slicer
+ * margin for output f->sym, above the threshold below its symbol (r even)
+ * or below the one above it (r odd), by t; maximise t. The second
+ * (f->tmin > 0), over (v, b', e), e (f->nf) bounds on the row's weights in
+ * h (w = tz v): every margin at least f->tmin; for each unit n, e_n >= w_n
+ * and e_n >= -w_n; t = -sum e / l1max, maximised. A row's weight w_n times
+ * the phase error of the readout's mesh is what the output moves by: the
+ * first program's row, which only cares for its worst point, can be
+ * hundreds of times larger than it needs to be.
  */
 static int fin_out_cons(void *ctx, uint32_t r, double *row, double *alpha,
 			double *rhs)
 {
 	struct fin *f = ctx;
 	uint32_t i = r / 2;
-	unsigned int t = f->exact[i] >> (2 * f->sym) & 3, n;
+	unsigned int t, n, e = f->nz + 1;
 	double sg = r & 1 ? -1 : 1;
 
+	/* the first program has no e: its rows are e long */
+	memset(row, 0, sizeof(*row) * (f->tmin > 0 ? e + f->nf : e));
+	*alpha = 0;
+	*rhs = 0;
+	if (r >= 2 * f->np && !(f->tmin > 0))
+		return 0;
+	if (r >= 2 * f->np + 2 * f->nf) {
+		for (n = 0; n < f->nf; n++)
+			row[e + n] = -1;
+		*alpha = f->l1max;
+		return 1;
+	}
+	if (r >= 2 * f->np) {
+		i = (r - 2 * f->np) / 2;
+		row[e + i] = 1;
+		for (n = 0; n < f->nz; n++)
+			row[n] = -sg * f->tz[(size_t)i * f->nz + n];
+		return 1;
+	}
+	t = f->exact[i] >> (2 * f->sym) & 3;
 	if (r & 1 ? t == 3 : t == 0)
 		return 0;
 	for (n = 0; n < f->nz; n++)
 		row[n] = sg * f->z[(size_t)i * f->nz + n];
 	row[f->nz] = sg;
-	*alpha = 1;
-	*rhs = r & 1 ? -(t + 0.5) : t - 0.5;
+	*alpha = f->tmin > 0 ? 0 : 1;
+	*rhs = (r & 1 ? -(t + 0.5) : t - 0.5) + fmax(f->tmin, 0);
 	return 1;
 }
 
@@ -565,6 +602,7 @@ static uint32_t fin_out_now(struct fin *f, unsigned int s, double *worst,
 	unsigned int t, o;
 
 	*worst = 1e9;
+	memset(start + 2 * f->np, 1, 2 * f->nf + 1);
 	for (i = 0; i < f->np; i++) {
 		double y = r->bias[s], g;
 
@@ -579,28 +617,65 @@ static uint32_t fin_out_now(struct fin *f, unsigned int s, double *worst,
 	return wrong;
 }
 
-static int fin_readout_row(struct fin *f, unsigned int s, uint8_t *start)
+/* The solution @x of the readout row's program as output @s's row. */
+static void fin_row_store(struct fin *f, unsigned int s, const double *x)
 {
 	struct optinc_onn_layer *r = &f->m.layer[f->L + 1];
-	double *x = malloc(sizeof(double) * (f->nz + 1)), bnd[OPTINC_ONN_MAX_WIDTH + 1];
+	unsigned int n, m;
+	double w, b;
+
+	for (n = 0; n < f->k; n++)
+		r->w[(size_t)s * f->k + n] = 0;
+	/* back from z: w = tz v, b = v_bias - w . mu */
+	for (b = x[f->nz], f->norm = 0, n = 0; n < f->nf; n++) {
+		for (w = 0, m = 0; m < f->nz; m++)
+			w += f->tz[(size_t)n * f->nz + m] * x[m];
+		r->w[(size_t)s * f->k + f->feat[n]] = (float)w;
+		b -= w * f->mu[n];
+		f->norm += fabs(w);
+	}
+	r->bias[s] = (float)b;
+}
+
+/*
+ * Output @s's row: the largest worst margin t* a row has, then the
+ * smallest row (L1) that keeps FIN_KEEP t* of it.
+ */
+static int fin_readout_row(struct fin *f, unsigned int s, uint8_t *start)
+{
+	double *x = malloc(sizeof(double) * (f->nz + 1 + f->nf));
+	double bnd[2 * OPTINC_ONN_MAX_WIDTH + 1];
 	/*
 	 * Points that differ only by float rounding (the same S through other
 	 * inputs) give constraints about 1e-7 apart: with a finer tolerance
 	 * they would join one after another, and nearly equal rows make the
 	 * simplex's bases singular.
 	 */
-	struct optinc_onn_lp p = { .nv = f->nz + 1, .bound = bnd, .tmax = 1,
-				   .tol = 1e-6, .ncons = 2 * f->np,
+	struct optinc_onn_lp p = { .nv = f->nz + 1, .bound = bnd,
+				   .tmax = 1, .tol = 1e-6,
+				   .ncons = 2 * f->np + 2 * f->nf + 1,
 				   .cons = fin_out_cons, .ctx = f };
-	int rounds = x ? 0 : -ENOMEM;
-	unsigned int n, m;
-	double t, w, b;
+	int rounds = x ? 0 : -ENOMEM, more;
+	unsigned int n;
+	double t = 0, t2;	/* t2: minus the second row's norm / l1max */
 
 	for (n = 0; n <= f->nz; n++)
 		bnd[n] = FIN_WBOUND;
 	f->sym = s;
+	f->tmin = 0;
 	if (!rounds)
 		rounds = optinc_onn_lp_solve(&p, start, x, &t);
+	if (rounds > 0 && t > 0) {
+		fin_row_store(f, s, x);
+		f->l1max = f->norm;
+		for (; n < f->nz + 1 + f->nf; n++)
+			bnd[n] = f->l1max;
+		f->tmin = FIN_KEEP * t;
+		p.nv = f->nz + 1 + f->nf;
+		p.tmax = 0;
+		more = optinc_onn_lp_solve(&p, start, x, &t2);
+		rounds = more < 0 ? more : rounds + more;
+	}
 	if (rounds < 0)
 		fprintf(stderr, "optinc-onn: finish: output %u: linear program failed: %s\n",
 			s, strerror(-rounds));
@@ -608,17 +683,8 @@ static int fin_readout_row(struct fin *f, unsigned int s, uint8_t *start)
 		fprintf(stderr, "optinc-onn: finish: output %u: the best readout row still has a wrong point (worst margin %+.4f)\n",
 			s, t);
 	if (rounds > 0 && t > 0) {
-		for (n = 0; n < f->k; n++)
-			r->w[(size_t)s * f->k + n] = 0;
-		/* back from z: w = tz v, b = v_bias - w . mu */
-		for (b = x[f->nz], n = 0; n < f->nf; n++) {
-			for (w = 0, m = 0; m < f->nz; m++)
-				w += f->tz[(size_t)n * f->nz + m] * x[m];
-			r->w[(size_t)s * f->k + f->feat[n]] = (float)w;
-			b -= w * f->mu[n];
-		}
-		r->bias[s] = (float)b;
-		f->margin = t;
+		fin_row_store(f, s, x);
+		f->margin = f->tmin;
 		f->rounds = rounds;
 	}
 	free(x);
@@ -699,7 +765,7 @@ static int fin_whiten(struct fin *f)
 static int fin_readout(struct fin *f)
 {
 	struct optinc_onn_layer *r = &f->m.layer[f->L + 1];
-	uint8_t *start = malloc(2 * (size_t)f->np);
+	uint8_t *start = malloc(2 * (size_t)f->np + 2 * f->k + 1);
 	unsigned int s, o, d, w;
 	int err = 0;
 	double worst;
@@ -730,8 +796,9 @@ static int fin_readout(struct fin *f)
 		}
 		err = fin_readout_row(f, s, start);
 		if (!err)
-			printf("output %u: %u points wrong, worst margin %+.4f -> %+.4f (%d LP rounds)\n",
-			       s, wrong, worst, f->margin, f->rounds);
+			printf("output %u: %u points wrong, worst margin %+.4f -> %+.4f, L1 norm %.4g (the widest row's %.4g; %d LP rounds)\n",
+			       s, wrong, worst, f->margin, f->norm, f->l1max,
+			       f->rounds);
 	}
 	free(start);
 	return err;
@@ -842,7 +909,7 @@ static int fin_evaluate(const struct fin *f)
 		fprintf(stderr, "optinc-onn: %s\n", msg);
 		return err;
 	}
-	err = optinc_onn_evaluate(&m, 0, 0, &ev);
+	err = optinc_onn_evaluate(&m, 0, 0, 0, &ev);
 	if (!err) {
 		optinc_onn_eval_summary(f->out, &m, &ev);
 		err = ev.wrong ? -EDOM : 0;

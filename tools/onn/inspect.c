@@ -137,7 +137,7 @@ static int inspect_against_model(const char *table, const uint8_t *buf,
 	if (memcmp(sha, h->model_sha256, 32))
 		fprintf(stderr, "optinc-onn: %s: made from another model than %s (hash differs)\n",
 			table, model);
-	else if (optinc_onn_evaluate(&m, 0, 0, &ev))
+	else if (optinc_onn_evaluate(&m, 0, 0, 0, &ev))
 		fprintf(stderr, "optinc-onn: %s: cannot evaluate\n", model);
 	else if (ev.entries != le32toh(h->entries) ||
 		 memcmp(ev.out, buf + OPTINC_TABLE_HDR_LEN, ev.entries))

@@ -613,27 +613,51 @@ static int net_noise_block(struct optinc_onn_tlayer *y, unsigned int j,
 	return err;
 }
 
+/* A dense layer's w -> its SVD meshes with phase noise -> du = that - w. */
+static int net_noise_dense(struct optinc_onn_tlayer *y, float sigma,
+			   struct optinc_onn_rng *rng, double *z)
+{
+	size_t i, wn = (size_t)y->in * y->out;
+	int err = optinc_onn_dense_noisy(y->out, y->in, y->w, sigma, rng, z);
+
+	for (i = 0; i < wn && !err; i++)
+		y->du[i] = (float)(z[i] - y->w[i]);
+	return err;
+}
+
 /**
- * optinc_onn_net_noise_sample() - one fabrication error for every block
- * @sigma: MZI phase noise, radians
+ * optinc_onn_net_noise_sample() - one fabrication error for some layers
+ * @sigma:  MZI phase noise, radians
+ * @layers: bit l: layer l (from 0) gets it
  *
- * Each block's U is decomposed into its Clements phases, as export would
- * store them, the phases get N(0, sigma^2) and the mesh is rebuilt: du is
- * the real part of that minus U, what verify --phase-noise would see.
+ * Each block's U of such a layer is decomposed into its Clements phases,
+ * as export would store them, the phases get N(0, sigma^2) and the mesh is
+ * rebuilt: du is the real part of that minus U, what verify --phase-noise
+ * would see. A dense layer's w goes through its SVD meshes the same way
+ * (optinc_onn_dense_noisy(), verify's code), and du is that minus w.
  *
  * Return: 0 or -ENOMEM.
  */
 int optinc_onn_net_noise_sample(struct optinc_onn_net *n, float sigma,
-				struct optinc_onn_rng *rng)
+				uint32_t layers, struct optinc_onn_rng *rng)
 {
 	double complex *z = malloc(sizeof(*z) * n->width * n->width);
 	double *ph = malloc(sizeof(double) * n->width * n->width);
 	unsigned int l, j;
 	int err = z && ph ? 0 : -ENOMEM;
 
-	for (l = 0; l < n->nl && !err; l++)
-		for (j = 0; n->l[l].manifold && j < net_blocks(&n->l[l]) && !err; j++)
+	n->noisy = 0;
+	for (l = 0; l < n->nl && !err; l++) {
+		if (!(layers >> l & 1))
+			continue;
+		if (!n->l[l].manifold) {
+			err = net_noise_dense(&n->l[l], sigma, rng, (double *)z);
+			n->noisy |= 1u << l;
+			continue;
+		}
+		for (j = 0; j < net_blocks(&n->l[l]) && !err; j++)
 			err = net_noise_block(&n->l[l], j, sigma, rng, z, ph);
+	}
 	free(z);
 	free(ph);
 	return err;
@@ -642,7 +666,9 @@ int optinc_onn_net_noise_sample(struct optinc_onn_net *n, float sigma,
 /*
  * w = diag(d) (U + du) for the next forward and backward pass: the loss
  * and its gradients are those of the perturbed chip, applied to the clean
- * d and U (Adam's step rebuilds w = diag(d) U).
+ * d and U (Adam's step rebuilds w = diag(d) U). A noisy dense layer's w
+ * gets du too; its clean w waits in u (a dense layer has no U) until
+ * optinc_onn_net_noise_remove().
  */
 void optinc_onn_net_noise_apply(struct optinc_onn_net *n)
 {
@@ -650,7 +676,13 @@ void optinc_onn_net_noise_apply(struct optinc_onn_net *n)
 
 	for (l = 0; l < n->nl; l++) {
 		struct optinc_onn_tlayer *y = &n->l[l];
+		size_t wn = (size_t)y->in * y->out, e;
 
+		if (!y->manifold && (n->noisy >> l & 1))
+			for (e = 0; e < wn; e++) {
+				y->u[e] = y->w[e];
+				y->w[e] += y->du[e];
+			}
 		for (j = 0; y->manifold && j < net_blocks(y); j++)
 			for (i = 0; i < y->k; i++) {
 				size_t at = net_block_at(y, j) + (size_t)i * y->in;
@@ -659,6 +691,22 @@ void optinc_onn_net_noise_apply(struct optinc_onn_net *n)
 				for (c = 0; c < y->k; c++)
 					y->w[at + c] = d * (y->u[at + c] + y->du[at + c]);
 			}
+	}
+}
+
+/* The noisy dense layers' clean w back, for Adam's step (bit for bit). */
+void optinc_onn_net_noise_remove(struct optinc_onn_net *n)
+{
+	unsigned int l;
+
+	for (l = 0; l < n->nl; l++) {
+		struct optinc_onn_tlayer *y = &n->l[l];
+		size_t wn = (size_t)y->in * y->out;
+
+		if (y->manifold || !(n->noisy >> l & 1))
+			continue;
+		memcpy(y->w, y->u, sizeof(float) * wn);
+		memset(y->u, 0, sizeof(float) * wn);
 	}
 }
 

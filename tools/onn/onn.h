@@ -67,6 +67,8 @@ int optinc_onn_mesh_realise(unsigned int n, const double *ph, double noise,
 			    struct optinc_onn_rng *rng, double complex *u);
 int optinc_onn_realise(const struct optinc_onn *m, unsigned int l,
 		       double *w, double noise, struct optinc_onn_rng *rng);
+int optinc_onn_dense_noisy(unsigned int m, unsigned int n, const float *wf,
+			   double noise, struct optinc_onn_rng *rng, double *w);
 
 /* ---- the domain of unit P and evaluation over it (eval.c) ---- */
 struct optinc_onn_eval {
@@ -100,8 +102,10 @@ struct optinc_onn_rnet {
 	double *a, *b;	/* activations, OPTINC_ONN_CHUNK x width each */
 };
 
+#define OPTINC_ONN_ALL_LAYERS	0xffffffffu	/* every layer noisy */
 int optinc_onn_rnet_init(const struct optinc_onn *m, double noise,
-			 uint64_t seed, struct optinc_onn_rnet *n);
+			 uint64_t seed, uint32_t layers,
+			 struct optinc_onn_rnet *n);
 void optinc_onn_rnet_layer(const struct optinc_onn *m,
 			   struct optinc_onn_rnet *n, unsigned int l,
 			   unsigned int rows);
@@ -112,7 +116,8 @@ void optinc_onn_eval_inputs(const struct optinc_onn *m,
 			    unsigned int rows);
 void optinc_onn_rnet_free(struct optinc_onn_rnet *n);
 int optinc_onn_evaluate(const struct optinc_onn *m, double noise,
-			uint64_t seed, struct optinc_onn_eval *ev);
+			uint64_t seed, uint32_t layers,
+			struct optinc_onn_eval *ev);
 int optinc_onn_units_on(const struct optinc_onn *m, unsigned int *on);
 void optinc_onn_eval_free(struct optinc_onn_eval *ev);
 void optinc_onn_histogram(FILE *f, const struct optinc_onn_eval *ev);
@@ -148,6 +153,8 @@ int optinc_onn_table_load(const char *path, unsigned int members,
 int optinc_onn_parse_arch(const char *s, unsigned int *size,
 			  unsigned int *nlayers);
 int optinc_onn_parse_approx(const char *s, unsigned int nlayers, int *approx);
+int optinc_onn_parse_layers(const char *s, unsigned int nlayers,
+			    uint32_t *mask);
 
 /* ---- subcommands ---- */
 int optinc_onn_cmd_train(int argc, char **argv);

@@ -117,10 +117,18 @@ static int realise_noisy_orth(unsigned int n, const double *q, double noise,
 	return err;
 }
 
-static int realise_dense_noisy(const struct optinc_onn_layer *l, double *w,
-			       double noise, struct optinc_onn_rng *rng)
+/**
+ * optinc_onn_dense_noisy() - a dense m x n matrix as its SVD meshes with
+ * phase noise realise it (Documentation/onn.md, section 2)
+ * @wf:    the matrix, row major (float, as a model file stores it)
+ * @w:     the realised matrix, row major
+ *
+ * Return: 0 or a negative errno.
+ */
+int optinc_onn_dense_noisy(unsigned int m, unsigned int n, const float *wf,
+			   double noise, struct optinc_onn_rng *rng, double *w)
 {
-	unsigned int m = l->out, n = l->in, r = m < n ? m : n, i, j;
+	unsigned int r = m < n ? m : n, i, j;
 	double *a = malloc(sizeof(double) * (m * n + m * m + n * n + r));
 	double *pu = a + m * n, *vt = pu + m * m, *s = vt + n * n;
 	double complex *zu = malloc(sizeof(*zu) * (m * m + n * n + m * n));
@@ -129,7 +137,7 @@ static int realise_dense_noisy(const struct optinc_onn_layer *l, double *w,
 	int err = a && zu ? 0 : -ENOMEM;
 
 	for (i = 0; i < m * n && !err; i++)
-		a[i] = l->w[i];
+		a[i] = wf[i];
 	if (!err)
 		err = optinc_onn_svd(m, n, a, pu, s, vt);
 	if (!err)
@@ -168,7 +176,8 @@ int optinc_onn_realise(const struct optinc_onn *m, unsigned int l,
 	if (ly->form == OPTINC_ONN_BLOCKS)
 		return realise_blocks(ly, w, noise, rng);
 	if (noise > 0)
-		return realise_dense_noisy(ly, w, noise, rng);
+		return optinc_onn_dense_noisy(ly->out, ly->in, ly->w, noise, rng,
+					      w);
 	for (i = 0; i < (size_t)ly->in * ly->out; i++)
 		w[i] = ly->w[i];
 	return 0;

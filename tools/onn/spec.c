@@ -57,3 +57,17 @@ int optinc_onn_parse_approx(const char *s, unsigned int nlayers, int *approx)
 	}
 	return 0;
 }
+
+/* The same list as a mask, bit l for layer l + 1 (--noise-layers). */
+int optinc_onn_parse_layers(const char *s, unsigned int nlayers,
+			    uint32_t *mask)
+{
+	int on[OPTINC_ONN_MAX_LAYERS];
+	unsigned int l;
+
+	if (nlayers > 32 || optinc_onn_parse_approx(s, nlayers, on))
+		return -EINVAL;
+	for (*mask = 0, l = 0; l < nlayers; l++)
+		*mask |= (uint32_t)(on[l] != 0) << l;
+	return 0;
+}

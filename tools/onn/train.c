@@ -42,6 +42,8 @@ struct trainer {
 	unsigned int ckpt_every;
 	unsigned int stop_after;	/* 0, or pause after this epoch */
 	unsigned int noise_every;	/* steps between two noise draws */
+	const char *noise_list;		/* --noise-layers */
+	uint32_t noise_layers;		/* bit l: layer l gets the noise */
 	double avg_dt;			/* smoothed seconds per epoch */
 	int resume;
 	int keep_best;			/* write the best stage-2 epoch's network */
@@ -157,7 +159,8 @@ static int train_noise(struct trainer *tr, unsigned int epoch,
 		optinc_onn_rng_seed(rng, tr->cfg.seed * 0x9e3779b97f4a7c15ull +
 					 epoch + 1);
 	if ((step - 1) % tr->noise_every == 0)
-		err = optinc_onn_net_noise_sample(&tr->net, tr->cfg.noise, rng);
+		err = optinc_onn_net_noise_sample(&tr->net, tr->cfg.noise,
+						  tr->noise_layers, rng);
 	if (!err)
 		optinc_onn_net_noise_apply(&tr->net);
 	return err;
@@ -201,6 +204,8 @@ static int train_epoch(struct trainer *tr, unsigned int epoch, int stage,
 		st->loss += optinc_onn_net_loss(&tr->net, tr->tbatch, tr->wbatch,
 						rows, margin, &st->wrong);
 		optinc_onn_net_backward(&tr->net, rows);
+		if (noisy)
+			optinc_onn_net_noise_remove(&tr->net);
 		orth = step % c->retract_every == 0;
 		optinc_onn_net_adam(&tr->net, lr, lr * tr->lr_first, orth);
 		if (c->s_invariant)
@@ -463,6 +468,8 @@ static void train_usage(FILE *f)
 		"  --noise SIGMA           stage 2: train the blocks as realised with MZI phase\n"
 		"                          noise SIGMA rad (0; may change on resume)\n"
 		"  --noise-every S         a new noise draw every S steps (16)\n"
+		"  --noise-layers L        the layers --noise perturbs, dense ones through their\n"
+		"                          SVD meshes (as 2-7 or all; default: the blocks')\n"
 		"  --boost F               stage 2: rows wrong at the last evaluation weigh\n"
 		"                          1 + F times their weight (0; not in the checkpoint)\n"
 		"  --ema DECAY             stage 2: also evaluate, every epoch, the exponential\n"
@@ -486,6 +493,7 @@ enum {
 	OPT_SLACK, OPT_LR1, OPT_LR2, OPT_LREND, OPT_M1, OPT_M2, OPT_STOP, OPT_PEVERY,
 	OPT_PITERS, OPT_EVAL, OPT_CKPT, OPT_CKEVERY, OPT_RESUME, OPT_STOP_AFTER,
 	OPT_SINV, OPT_SLOW, OPT_SWEIGHTS, OPT_RETRACT, OPT_GAIN, OPT_NOISE, OPT_NOISE_EVERY,
+	OPT_NOISE_LAYERS,
 	OPT_KEEP_BEST, OPT_BOOST, OPT_EMA, OPT_REVIVE, OPT_LR_FIRST,
 	OPT_REVIVE_HIDDEN, OPT_INIT,
 };
@@ -522,6 +530,7 @@ static const struct option train_opts[] = {
 	{ "s-weights", required_argument, NULL, OPT_SWEIGHTS },
 	{ "noise", required_argument, NULL, OPT_NOISE },
 	{ "noise-every", required_argument, NULL, OPT_NOISE_EVERY },
+	{ "noise-layers", required_argument, NULL, OPT_NOISE_LAYERS },
 	{ "boost", required_argument, NULL, OPT_BOOST },
 	{ "ema", required_argument, NULL, OPT_EMA },
 	{ "revive", required_argument, NULL, OPT_REVIVE },
@@ -709,6 +718,7 @@ static int train_parse(struct trainer *tr, int argc, char **argv,
 			if (train_revive_opt(tr, optarg))
 				return -EINVAL;
 			break;
+		case OPT_NOISE_LAYERS: tr->noise_list = optarg; break;
 		case OPT_INIT:
 			tr->init_rows = !strcmp(optarg, "rows");
 			if (!tr->init_rows && strcmp(optarg, "cube")) {
@@ -732,6 +742,27 @@ static int train_parse(struct trainer *tr, int argc, char **argv,
 		train_usage(stderr);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/*
+ * --noise-layers: the layers (1 = the first; "all") that --noise perturbs;
+ * by default the approximated ones, so that runs from before the option
+ * draw the same noise.
+ */
+static int train_noise_layers(struct trainer *tr)
+{
+	const struct optinc_onn_cfg *c = &tr->cfg;
+	unsigned int l;
+
+	if (tr->noise_list &&
+	    optinc_onn_parse_layers(tr->noise_list, c->nlayers, &tr->noise_layers)) {
+		fprintf(stderr, "optinc-onn: train: --noise-layers '%s': need layers and ranges of 1..%u, as 2-4,7, or all\n",
+			tr->noise_list, c->nlayers);
+		return -EINVAL;
+	}
+	for (l = 0; !tr->noise_list && l < c->nlayers; l++)
+		tr->noise_layers |= (uint32_t)(c->approx[l] != 0) << l;
 	return 0;
 }
 
@@ -759,6 +790,8 @@ static int train_check(struct trainer *tr, const char *arch, const char *approx)
 		fprintf(stderr, "optinc-onn: train: bad --approx '%s'\n", approx);
 		return -EINVAL;
 	}
+	if (train_noise_layers(tr))
+		return -EINVAL;
 	for (l = 0; l < c->nlayers; l++) {
 		k = optinc_onn_block_k(c->size[l], c->size[l + 1]);
 		if (c->approx[l] && (c->size[l] + c->size[l + 1] - k) % k) {

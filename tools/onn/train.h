@@ -57,6 +57,7 @@ struct optinc_onn_net {
 	float *delta, *delta2;			/* batch x width */
 	float *scratch;				/* 2 x width^2 */
 	uint64_t step;				/* Adam steps taken */
+	uint32_t noisy;		/* dense layers with noise in the loop */
 };
 
 /* Training points: the domain, or one point per value of S (data.c). */
@@ -125,8 +126,9 @@ void optinc_onn_net_eval(struct optinc_onn_net *n,
 			 struct optinc_onn_stats *st, uint8_t *active,
 			 float thresh);
 int optinc_onn_net_noise_sample(struct optinc_onn_net *n, float sigma,
-				struct optinc_onn_rng *rng);
+				uint32_t layers, struct optinc_onn_rng *rng);
 void optinc_onn_net_noise_apply(struct optinc_onn_net *n);
+void optinc_onn_net_noise_remove(struct optinc_onn_net *n);
 int optinc_onn_net_export(struct optinc_onn_net *n,
 			  const struct optinc_onn_cfg *c, float in_scale,
 			  struct optinc_onn *m);

@@ -42,7 +42,7 @@ void optinc_onn_eval_summary(const char *path, const struct optinc_onn *m,
 
 /* Accuracy under phase noise: mean, min and max over @trials draws. */
 static int verify_noise(const struct optinc_onn *m, double sigma,
-			unsigned int trials, uint64_t seed)
+			unsigned int trials, uint64_t seed, uint32_t layers)
 {
 	double sum = 0, lo = 100, hi = 0, acc;
 	struct optinc_onn_eval ev;
@@ -50,7 +50,7 @@ static int verify_noise(const struct optinc_onn *m, double sigma,
 	int err;
 
 	for (t = 0; t < trials; t++) {
-		err = optinc_onn_evaluate(m, sigma, seed + t, &ev);
+		err = optinc_onn_evaluate(m, sigma, seed + t, layers, &ev);
 		if (err)
 			return err;
 		acc = 100.0 * (ev.entries - ev.wrong) / ev.entries;
@@ -64,19 +64,37 @@ static int verify_noise(const struct optinc_onn *m, double sigma,
 	return 0;
 }
 
-static int verify_noise_list(const struct optinc_onn *m, char *list,
-			     unsigned int trials, uint64_t seed)
+/* "layers 1 2 8" of @layers' bits (from 0) among @m's layers, or "". */
+static void verify_layer_names(const struct optinc_onn *m, uint32_t layers,
+			       char *buf, size_t len)
 {
-	char *tok, *save = NULL;
+	size_t at = 0;
+	unsigned int l;
+
+	buf[0] = 0;
+	if ((layers & ((1ull << m->nlayers) - 1)) == ((1ull << m->nlayers) - 1))
+		return;
+	at = snprintf(buf, len, ", layers");
+	for (l = 0; l < m->nlayers && at < len; l++)
+		if (layers >> l & 1)
+			at += snprintf(buf + at, len - at, " %u", l + 1);
+}
+
+static int verify_noise_list(const struct optinc_onn *m, char *list,
+			     unsigned int trials, uint64_t seed,
+			     uint32_t layers)
+{
+	char *tok, *save = NULL, names[160];
 	int err = 0;
 
-	printf("accuracy under MZI phase noise (%u seeds each: %llu..%llu):\n",
+	verify_layer_names(m, layers, names, sizeof(names));
+	printf("accuracy under MZI phase noise (%u seeds each: %llu..%llu%s):\n",
 	       trials, (unsigned long long)seed,
-	       (unsigned long long)(seed + trials - 1));
+	       (unsigned long long)(seed + trials - 1), names);
 	printf("  sigma/rad        mean           min           max\n");
 	for (tok = strtok_r(list, ",", &save); tok && !err;
 	     tok = strtok_r(NULL, ",", &save))
-		err = verify_noise(m, strtod(tok, NULL), trials, seed);
+		err = verify_noise(m, strtod(tok, NULL), trials, seed, layers);
 	return err;
 }
 
@@ -86,6 +104,7 @@ static const struct option verify_opts[] = {
 	{ "trials", required_argument, NULL, 't' },
 	{ "seeds", required_argument, NULL, 't' },
 	{ "seed", required_argument, NULL, 's' },
+	{ "noise-layers", required_argument, NULL, 'l' },
 	{ "require-exact", no_argument, NULL, 'x' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
@@ -128,10 +147,27 @@ static int verify_seeds(const char *arg, unsigned int *trials)
 struct verify_args {
 	const char *model, *out;
 	char *noise;
+	const char *layer_list;
 	unsigned int trials;
 	uint64_t seed;
+	uint32_t layers;
 	int exact;
 };
+
+/*
+ * --noise-layers, once the model is loaded: its layers (1 = the first) and
+ * ranges, as --approx takes them, into a mask (bit 0 = layer 1).
+ */
+static int verify_noise_layers(struct verify_args *a,
+			       const struct optinc_onn *m)
+{
+	if (!a->layer_list ||
+	    !optinc_onn_parse_layers(a->layer_list, m->nlayers, &a->layers))
+		return 0;
+	fprintf(stderr, "optinc-onn: verify: --noise-layers '%s': need layers and ranges of 1..%u, as 2-4,7, or all (%s has %u layers)\n",
+		a->layer_list, m->nlayers, a->model, m->nlayers);
+	return -EINVAL;
+}
 
 static int verify_parse(int argc, char **argv, struct verify_args *a,
 			const char *usage)
@@ -141,6 +177,7 @@ static int verify_parse(int argc, char **argv, struct verify_args *a,
 	memset(a, 0, sizeof(*a));
 	a->trials = 5;
 	a->seed = 1;
+	a->layers = OPTINC_ONN_ALL_LAYERS;
 	optind = 1;
 	while (!err &&
 	       (opt = getopt_long(argc, argv, "o:h", verify_opts, NULL)) != -1) {
@@ -148,6 +185,7 @@ static int verify_parse(int argc, char **argv, struct verify_args *a,
 		case 'n': a->noise = optarg; err = verify_sigmas_ok(optarg); break;
 		case 't': err = verify_seeds(optarg, &a->trials); break;
 		case 's': a->seed = strtoull(optarg, NULL, 0); break;
+		case 'l': a->layer_list = optarg; break;
 		case 'x': a->exact = 1; break;
 		case 'o': a->out = optarg; break;
 		case 'h': printf("%s", usage); return 1;
@@ -156,6 +194,11 @@ static int verify_parse(int argc, char **argv, struct verify_args *a,
 	}
 	if (err)
 		return err;
+	if (a->layer_list && !a->noise) {
+		fprintf(stderr, "optinc-onn: verify: --noise-layers '%s' without --phase-noise\n",
+			a->layer_list);
+		return -EINVAL;
+	}
 	if (optind + 1 != argc) {
 		fprintf(stderr, "%s", usage);
 		return -EINVAL;
@@ -164,7 +207,7 @@ static int verify_parse(int argc, char **argv, struct verify_args *a,
 	return 0;
 }
 
-static int verify_run(const struct verify_args *a, int compile)
+static int verify_run(struct verify_args *a, int compile)
 {
 	struct optinc_onn_eval ev;
 	struct optinc_onn m;
@@ -174,7 +217,10 @@ static int verify_run(const struct verify_args *a, int compile)
 	err = verify_load(a->model, &m, sha);
 	if (err)
 		return err;
-	err = optinc_onn_evaluate(&m, 0, 0, &ev);
+	err = verify_noise_layers(a, &m);
+	if (err)
+		goto out_free;
+	err = optinc_onn_evaluate(&m, 0, 0, 0, &ev);
 	if (err) {
 		fprintf(stderr, "optinc-onn: %s: evaluation failed: %s\n",
 			a->model, strerror(-err));
@@ -195,7 +241,8 @@ static int verify_run(const struct verify_args *a, int compile)
 	}
 	optinc_onn_eval_free(&ev);
 	if (!err && a->noise && !compile)
-		err = verify_noise_list(&m, a->noise, a->trials, a->seed);
+		err = verify_noise_list(&m, a->noise, a->trials, a->seed,
+					  a->layers);
 out_free:
 	optinc_onn_free(&m);
 	return err;
@@ -205,9 +252,10 @@ int optinc_onn_cmd_verify(int argc, char **argv)
 {
 	struct verify_args a;
 	int err = verify_parse(argc, argv, &a,
-		"usage: optinc-onn verify MODEL [--phase-noise S1,S2,..] [--seeds K] [--seed S] [--require-exact]\n"
+		"usage: optinc-onn verify MODEL [--phase-noise S1,S2,.. [--seeds K] [--seed S] [--noise-layers L]] [--require-exact]\n"
 		"  --phase-noise (or --noise): N(0, S^2) rad on every MZI and output phase\n"
-		"  --seeds (or --trials) K: noise draws with seeds S..S+K-1 (5); mean, min, max\n");
+		"  --seeds (or --trials) K: noise draws with seeds S..S+K-1 (5); mean, min, max\n"
+		"  --noise-layers L: only layers L (e.g. 1,8 or 2-7; 1 = the first) get their draws\n");
 
 	if (err)
 		return err > 0 ? 0 : err;
