@@ -10,15 +10,19 @@
 # one window and its gaps, one unit per window; the refitted readout rows
 # are as small as the log says and within twice the trained rows' L1
 # norms, and phase noise on the readout alone (its SVD meshes) costs less
-# than 0.5 % of the points at 1e-3; bad windows and windows no free unit
-# can give are refused by name and write no model. TAP output.
+# than 0.5 % of the points at 1e-3; --window auto picks the recipe's
+# windows (the same file, byte for byte); bad windows, windows no free
+# unit can give and auto on an exact model are refused by name and write
+# no model. TAP output.
 . "$(dirname "$0")/lib.sh"
 
-begin 9 finish
+begin 12 finish
 PY=/usr/bin/python3
 src=models/n8-train/onn-n8.onn
+# models-n8's recipe (tools/onn/build.mk) is --window auto --gap 3; the
+# windows written out, as chosen by hand before there was auto:
 win=124-127,120-123,60-63,56-59,28-31,24-27
-gap=3	# models-n8's recipe (tools/onn/build.mk)
+gap=3
 
 "$ONN" finish "$src" --window "$win" --gap $gap -o "$dir/f.onn" >"$dir/f.log" 2>&1
 rc=$?
@@ -110,6 +114,13 @@ acc=$("$ONN" verify "$dir/f.onn" --phase-noise 1e-3 --seeds 2 --noise-layers 8 |
 awk -v a="${acc:-0}" 'BEGIN { exit !(a >= 99.5) }'
 tap_result $? "phase noise 1e-3 on the readout alone (2 seeds): ${acc:-?} % of the points kept"
 
+# --window auto: the windows next to the steps where the model is wrong
+"$ONN" finish "$src" --window auto --gap $gap -o "$dir/a.onn" >"$dir/a.log" 2>&1
+rc=$?
+line=$(grep '^windows (auto' "$dir/a.log")
+[ $rc -eq 0 ] && [[ "$line" == *": $win" ]] && cmp -s "$dir/f.onn" "$dir/a.onn"
+tap_result $? "--window auto: exit $rc, the same model as --window $win: $line"
+
 # refused: each names what was wrong, and no model is written
 refused_finish() {
 	local what=$1 out rc
@@ -128,6 +139,13 @@ tap_result $? "a window no free unit can give (on at S = 27 alone, off at 26 and
 refused_finish "9 windows, but layer 7 has only 8" \
 	--window 0-3,4-7,8-11,12-15,16-19,20-23,24-27,28-31,32-35
 tap_result $? "more windows than units off everywhere are refused"
+refused_finish "--window auto goes alone" --window 24-27 --window auto &&
+	refused_finish "--window 'auto,24-27'" --window auto,24-27
+tap_result $? "--window auto with other windows is refused"
+out=$("$ONN" finish "$dir/f.onn" -o "$dir/r.onn" --window auto 2>&1)
+rc=$?
+[ $rc -ne 0 ] && [[ "$out" == *"has no wrong point"* ]] && [ ! -e "$dir/r.onn" ]
+tap_result $? "--window auto on an exact model is refused: $(echo "$out" | grep "^optinc-onn:" | tail -1)"
 out=$("$ONN" finish "$src" --window 24-27 2>&1)
 rc=$?
 [ $rc -ne 0 ] && [[ "$out" == *usage* ]]

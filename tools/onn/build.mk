@@ -186,12 +186,14 @@ models: models-n4
 # 390,625 points wrong) finished by `optinc-onn finish` (Documentation/
 # onn.md, section 5, "Finishing a model"): six of layer 7's units that
 # are off everywhere become windows of S on both sides of the three low
-# drops where it is wrong (S = 28, 60, 124), the two readout rows with
-# wrong points are fitted again by linear programs. About a minute.
+# drops where it is wrong (S = 28, 60, 124: --window auto finds them;
+# they are 124-127,120-123,60-63,56-59,28-31,24-27), the two readout rows
+# with wrong points are fitted again by linear programs (the smallest rows
+# with the widest margin). About a minute and a half.
 # ONN_N8_FROM=$(O)/models/onn-n8-train.onn finishes a fresh
 # `make models-n8-train` instead.
 ONN_N8_FROM ?= models/n8-train/onn-n8.onn
-ONN_FINISH_N8 := --window 124-127,120-123,60-63,56-59,28-31,24-27 --gap 3
+ONN_FINISH_N8 := --window auto --gap 3
 
 .PHONY: models-n8
 models-n8: $(ONN_BIN)

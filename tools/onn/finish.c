@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cblas.h>
+#include <optinc/core.h>
 
 #include "onn.h"
 
@@ -46,6 +47,7 @@
 struct fin {
 	const char *in, *out;
 	unsigned int win[FIN_MAX_WIN][2], nwin, gap;
+	int auto_win;			/* --window auto */
 	double bound;
 	struct optinc_onn m;
 	unsigned int L, nb, k;		/* the last hidden layer, its blocks */
@@ -227,6 +229,105 @@ static int fin_points(struct fin *f)
 	}
 	optinc_onn_rnet_free(&n);
 	return err;
+}
+
+/* ---- --window auto ---- */
+
+/* Symbol @o of the exact average of the values summing to @S. */
+static unsigned int fin_sym(const struct fin *f, uint32_t S, unsigned int o)
+{
+	return optinc_avg_rhe(S, f->m.members) >> (2 * o) & 3;
+}
+
+/*
+ * The step of output @o's exact symbol nearest to S (a: the symbol at a - 1
+ * differs from the one at a), by |a - 1/2 - S|, the lower on a tie; 0 if
+ * it has none in [1, smax].
+ */
+static uint32_t fin_step_near(const struct fin *f, uint32_t S, unsigned int o,
+			      uint32_t smax)
+{
+	uint32_t d, a;
+
+	for (d = 0; d <= smax; d++) {
+		a = S - d;	/* the step just below S - d + 1 .. */
+		if (S >= d && a >= 1 && fin_sym(f, a - 1, o) != fin_sym(f, a, o))
+			return a;
+		a = S + 1 + d;
+		if (a <= smax && fin_sym(f, a - 1, o) != fin_sym(f, a, o))
+			return a;
+	}
+	return 0;
+}
+
+/* Is output @o wrong at point @i, as the model stands (h, the readout)? */
+static int fin_wrong_at(const struct fin *f, uint32_t i, unsigned int o)
+{
+	const struct optinc_onn_layer *r = &f->m.layer[f->L + 1];
+	double y = r->bias[o];
+	unsigned int n;
+
+	for (n = 0; n < f->k; n++)
+		y += r->w[(size_t)o * f->k + n] * (double)f->h[(size_t)i * f->k + n];
+	return optinc_onn_decide(y) != (f->exact[i] >> (2 * o) & 3u);
+}
+
+/*
+ * --window auto: for each step a of an exact symbol next to a point where
+ * that output is wrong, the windows [a, a + w - 1] and [a - w, a - 1],
+ * w = N / 2 (at least 1; half a period of the least significant symbol),
+ * the highest a first. It is the rule the hand-written windows of
+ * models-n8 follow (Documentation/onn.md, section 5).
+ */
+static int fin_auto_windows(struct fin *f)
+{
+	uint32_t smax = 0, i, a, w = f->m.members / 2 ? f->m.members / 2 : 1;
+	unsigned int o, nout = f->m.bits / 2, nsteps = 0;
+	uint8_t *step;
+	int err = 0;
+
+	for (i = 0; i < f->np; i++)
+		smax = f->S[i] > smax ? f->S[i] : smax;
+	step = calloc(smax + 1, 1);
+	if (!step)
+		return -ENOMEM;
+	for (i = 0; i < f->np; i++)
+		for (o = 0; o < nout; o++)
+			if (fin_wrong_at(f, i, o))
+				step[fin_step_near(f, f->S[i], o, smax)] = 1;
+	step[0] = 0;
+	for (a = smax + 1; a-- > 1;) {
+		if (!step[a])
+			continue;
+		nsteps++;
+		if (f->nwin + 2 > FIN_MAX_WIN) {
+			err = -E2BIG;
+			continue;
+		}
+		f->win[f->nwin][0] = a;
+		f->win[f->nwin++][1] = a + w - 1 < smax ? a + w - 1 : smax;
+		f->win[f->nwin][0] = a > w ? a - w : 0;
+		f->win[f->nwin++][1] = a - 1;
+	}
+	free(step);
+	if (err)
+		fprintf(stderr, "optinc-onn: finish: --window auto: %u steps next to wrong points need %u windows, at most %u\n",
+			nsteps, 2 * nsteps, FIN_MAX_WIN);
+	else if (!f->nwin)
+		fprintf(stderr, "optinc-onn: finish: --window auto: %s has no wrong point\n",
+			f->in);
+	return err ? err : f->nwin ? 0 : -EINVAL;
+}
+
+static void fin_print_windows(const struct fin *f)
+{
+	unsigned int w;
+
+	printf("windows (auto: w = %u on each side of %u steps next to wrong points):",
+	       f->m.members / 2 ? f->m.members / 2 : 1, f->nwin / 2);
+	for (w = 0; w < f->nwin; w++)
+		printf("%s%u-%u", w ? "," : " ", f->win[w][0], f->win[w][1]);
+	printf("\n");
 }
 
 /* ---- step 1: a dead unit per window ---- */
@@ -809,11 +910,13 @@ static int fin_readout(struct fin *f)
 static void fin_usage(FILE *o)
 {
 	fprintf(o,
-		"usage: optinc-onn finish MODEL.onn -o OUT.onn --window LO-HI[,LO-HI..] [options]\n"
+		"usage: optinc-onn finish MODEL.onn -o OUT.onn --window LO-HI[,LO-HI..]|auto [options]\n"
 		"  -o, --output FILE   the finished model\n"
 		"  --window LO-HI,..   windows of S, in order: each gets a unit of the last\n"
 		"                      hidden layer that is off at every point, on where\n"
 		"                      LO <= S <= HI, off beyond the gaps (at most %u)\n"
+		"  --window auto       the windows N/2 wide on each side of every step of an\n"
+		"                      exact symbol next to a wrong point, the highest first\n"
 		"  --gap G             points of S on each side of a window left free (1)\n"
 		"  --bound A           bound on each coefficient of a window unit's row in\n"
 		"                      the free span (100)\n", FIN_MAX_WIN);
@@ -866,7 +969,13 @@ static int fin_parse(struct fin *f, int argc, char **argv)
 		switch (c) {
 		case 'o': f->out = optarg; break;
 		case 'w':
-			if (fin_parse_windows(f, optarg))
+			if (!strcmp(optarg, "auto") ? f->nwin || f->auto_win
+						     : f->auto_win) {
+				fprintf(stderr, "optinc-onn: finish: --window auto goes alone\n");
+				return -EINVAL;
+			}
+			f->auto_win = !strcmp(optarg, "auto");
+			if (!f->auto_win && fin_parse_windows(f, optarg))
 				return -EINVAL;
 			break;
 		case 'g':
@@ -888,7 +997,7 @@ static int fin_parse(struct fin *f, int argc, char **argv)
 		default: fin_usage(stderr); return -EINVAL;
 		}
 	}
-	if (optind + 1 != argc || !f->out || !f->nwin) {
+	if (optind + 1 != argc || !f->out || !(f->nwin || f->auto_win)) {
 		fin_usage(stderr);
 		return -EINVAL;
 	}
@@ -963,6 +1072,11 @@ int optinc_onn_cmd_finish(int argc, char **argv)
 	if (!err)
 		printf("%s: layer %u: %u of %u units off at every point\n", f->in,
 		       f->L + 1, f->ndead, f->k);
+	if (!err && f->auto_win) {
+		err = fin_auto_windows(f);
+		if (!err)
+			fin_print_windows(f);
+	}
 	if (!err)
 		err = fin_windows(f);
 	if (!err)
