@@ -3,7 +3,10 @@
 # The shipped ONNs (models/): each model verified exhaustively as realised
 # from its phases, each table checked entry by entry against the exact
 # average and against its model, each model's area (from the file) within
-# the paper's Table I figure for its N. TAP output.
+# the paper's Table I figure for its N, and each keeps under MZI phase
+# noise 1e-4 (seeds 1-2) at least the floor below: N = 4 all its points,
+# N = 8 90 % (95.15 % over 10 seeds in Documentation/onn.md; the N = 8
+# shipped before its readout rows were the smallest kept 38 %). TAP output.
 . "$(dirname "$0")/lib.sh"
 
 set -- models/onn-n*.onn
@@ -12,9 +15,11 @@ if [ ! -e "$1" ]; then
 	tap_fail "no shipped model in models/"
 	tap_end
 fi
-tap_plan $(($# * 3))
+tap_plan $(($# * 4))
 # Table I of the paper: area ratio of the network as built, percent
 declare -A paper_area=([4]=39.3 [8]=40.9 [16]=40.4)
+# phase noise 1e-4: the least mean accuracy over seeds 1-2, percent
+declare -A noise_floor=([4]=100 [8]=90)
 for model in "$@"; do
 	members=${model#models/onn-n}
 	members=${members%.onn}
@@ -31,5 +36,10 @@ for model in "$@"; do
 	awk -v r="$ratio" -v p="${paper_area[$members]:-0}" \
 		'BEGIN { exit !(r + 0 > 0 && r + 0 <= p + 0) }'
 	tap_result $? "N = $members: area $ratio % <= the paper's ${paper_area[$members]:-?} % ($total)"
+	acc=$("$ONN" verify "$model" --phase-noise 1e-4 --seeds 2 |
+		awk '/^ +0.0001 / { print $2 }')
+	awk -v a="${acc:-0}" -v f="${noise_floor[$members]:-101}" \
+		'BEGIN { exit !(a + 0 >= f + 0) }'
+	tap_result $? "N = $members: phase noise 1e-4, seeds 1-2: ${acc:-?} % of the points, at least ${noise_floor[$members]:-?} %"
 done
 tap_end
