@@ -9,12 +9,13 @@
 # it changes the trained model, the same file every time and after a pause
 # and resume, and an out-of-range sigma is refused; train --noise-layers:
 # by default the blocks, the dense layers through their SVD meshes when
-# named (another model, the same after a pause and resume), a layer the
-# network lacks refused. TAP output.
+# named (another model, the same after a pause and resume; at a rate of 0
+# the model of a run without noise, so the clean weights come back bit for
+# bit), a layer the network lacks refused. TAP output.
 . "$(dirname "$0")/lib.sh"
 M=models/onn-n4.onn
 
-begin 16 noise
+begin 17 noise
 
 # "mean min max" of the one sigma of a verify run
 stats() {
@@ -95,6 +96,11 @@ tap_result $? "train --noise-layers 2-3 (the blocks) is the default"
 	"$ONN" train $args --noise-layers 1,4 -o "$dir/i.onn" --resume >/dev/null 2>&1 &&
 	cmp -s "$dir/h.onn" "$dir/i.onn"
 tap_result $? "train --noise-layers 1,4 (the dense layers): another model, the same after a pause and resume"
+z="${args/--noise 1e-2/} --lr2 0"
+"$ONN" train $z -o "$dir/k.onn" >/dev/null 2>&1 &&
+	"$ONN" train $z --noise 1e-2 --noise-layers 1,4 -o "$dir/l.onn" >/dev/null 2>&1 &&
+	cmp -s "$dir/k.onn" "$dir/l.onn"
+tap_result $? "at a rate of 0, noise on the dense layers leaves the model of a run without noise (their clean w restored)"
 out=$("$ONN" train $args --noise-layers 5 -o "$dir/j.onn" 2>&1)
 [ $? -ne 0 ] && [ ! -e "$dir/j.onn" ] && echo "$out" | grep -q -- "--noise-layers '5'"
 tap_result $? "train --noise-layers 5 (of 4 layers) is refused: $(echo "$out" | tail -1)"

@@ -260,8 +260,8 @@ static uint32_t fin_step_near(const struct fin *f, uint32_t S, unsigned int o,
 	return 0;
 }
 
-/* Is output @o wrong at point @i, as the model stands (h, the readout)? */
-static int fin_wrong_at(const struct fin *f, uint32_t i, unsigned int o)
+/* Output @o at point @i as the model stands: h through its readout row. */
+static double fin_readout_y(const struct fin *f, uint32_t i, unsigned int o)
 {
 	const struct optinc_onn_layer *r = &f->m.layer[f->L + 1];
 	double y = r->bias[o];
@@ -269,7 +269,14 @@ static int fin_wrong_at(const struct fin *f, uint32_t i, unsigned int o)
 
 	for (n = 0; n < f->k; n++)
 		y += r->w[(size_t)o * f->k + n] * (double)f->h[(size_t)i * f->k + n];
-	return optinc_onn_decide(y) != (f->exact[i] >> (2 * o) & 3u);
+	return y;
+}
+
+/* Is output @o wrong at point @i, as the model stands? */
+static int fin_wrong_at(const struct fin *f, uint32_t i, unsigned int o)
+{
+	return optinc_onn_decide(fin_readout_y(f, i, o)) !=
+	       (f->exact[i] >> (2 * o) & 3u);
 }
 
 /*
@@ -664,12 +671,12 @@ static int fin_out_cons(void *ctx, uint32_t r, double *row, double *alpha,
 	unsigned int t, n, e = f->nz + 1;
 	double sg = r & 1 ? -1 : 1;
 
-	/* the first program has no e: its rows are e long */
-	memset(row, 0, sizeof(*row) * (f->tmin > 0 ? e + f->nf : e));
 	*alpha = 0;
 	*rhs = 0;
 	if (r >= 2 * f->np && !(f->tmin > 0))
 		return 0;
+	if (r >= 2 * f->np)	/* sparse: e and, for e_n, the row in z */
+		memset(row, 0, sizeof(*row) * (e + f->nf));
 	if (r >= 2 * f->np + 2 * f->nf) {
 		for (n = 0; n < f->nf; n++)
 			row[e + n] = -1;
@@ -689,6 +696,9 @@ static int fin_out_cons(void *ctx, uint32_t r, double *row, double *alpha,
 	for (n = 0; n < f->nz; n++)
 		row[n] = sg * f->z[(size_t)i * f->nz + n];
 	row[f->nz] = sg;
+	/* the first program has no e: its rows end here */
+	if (f->tmin > 0)
+		memset(row + e, 0, sizeof(*row) * f->nf);
 	*alpha = f->tmin > 0 ? 0 : 1;
 	*rhs = (r & 1 ? -(t + 0.5) : t - 0.5) + fmax(f->tmin, 0);
 	return 1;
@@ -698,17 +708,14 @@ static int fin_out_cons(void *ctx, uint32_t r, double *row, double *alpha,
 static uint32_t fin_out_now(struct fin *f, unsigned int s, double *worst,
 			    uint8_t *start)
 {
-	const struct optinc_onn_layer *r = &f->m.layer[f->L + 1];
 	uint32_t i, wrong = 0;
-	unsigned int t, o;
+	unsigned int t;
 
 	*worst = 1e9;
 	memset(start + 2 * f->np, 1, 2 * f->nf + 1);
 	for (i = 0; i < f->np; i++) {
-		double y = r->bias[s], g;
+		double y = fin_readout_y(f, i, s), g;
 
-		for (o = 0; o < f->k; o++)
-			y += r->w[(size_t)s * f->k + o] * (double)f->h[(size_t)i * f->k + o];
 		t = f->exact[i] >> (2 * s) & 3;
 		g = optinc_onn_margin(y, t);
 		wrong += optinc_onn_decide(y) != t;
@@ -767,7 +774,7 @@ static int fin_readout_row(struct fin *f, unsigned int s, uint8_t *start)
 	if (!rounds)
 		rounds = optinc_onn_lp_solve(&p, start, x, &t);
 	if (rounds > 0 && t > 0) {
-		fin_row_store(f, s, x);
+		fin_row_store(f, s, x);	/* for its norm; the second row replaces it */
 		f->l1max = f->norm;
 		for (; n < f->nz + 1 + f->nf; n++)
 			bnd[n] = f->l1max;
