@@ -5,7 +5,10 @@
 # sigma 0 is the model as designed; bad sigmas and counts refused by name
 # (on the shipped N = 4 model). --noise-layers: naming every layer is the
 # same as no option, one layer alone is another figure, and bad lists, a
-# layer the model lacks and the option without --phase-noise are refused. And train --noise (phase noise in the loop):
+# layer the model lacks and the option without --phase-noise are refused.
+# --noise-profile: all zero at sigma 0, first order in sigma, one layer's
+# figures the same alone as among all, dense layers included, and refused
+# without --phase-noise. And train --noise (phase noise in the loop):
 # it changes the trained model, the same file every time and after a pause
 # and resume, and an out-of-range sigma is refused; train --noise-layers:
 # by default the blocks, the dense layers through their SVD meshes when
@@ -15,7 +18,7 @@
 . "$(dirname "$0")/lib.sh"
 M=models/onn-n4.onn
 
-begin 17 noise
+begin 22 noise
 
 # "mean min max" of the one sigma of a verify run
 stats() {
@@ -68,6 +71,35 @@ out=$("$ONN" verify "$M" --noise-layers 2 2>&1)
 [ $? -ne 0 ] && echo "$out" | grep -q "without --phase-noise"
 tap_result $? "--noise-layers without --phase-noise is refused: $(echo "$out" | head -1)"
 
+# --noise-profile: "layer dW/W alone together" rows, and the together line
+prof() {
+	"$ONN" verify "$@" --noise-profile | awk '
+		/^noise profile/ { p = 1; next }
+		p && /^ +[0-9]+ +[0-9]+x[0-9]+ / { print $1, $4, $5, $6 }
+		p && /together: outputs move by/ { print "all", $5; p = 0 }'
+}
+got=$(prof "$M" --phase-noise 0 --seeds 2)
+[ "$(echo "$got" | awk '$1 == "all" ? $2 != 0 : ($2 != 0 || $3 != 0 || $4 != 0)' | wc -l)" = 0 ] &&
+	[ "$(echo "$got" | wc -l)" = 7 ]
+tap_result $? "--noise-profile at sigma 0: every layer's figures and the outputs' move are 0 ($(echo $got | tr '\n' ' '))"
+hi=$(prof "$M" --phase-noise 1e-3 --seeds 2)
+lo=$(prof "$M" --phase-noise 1e-4 --seeds 2)
+# (first order: within 3 %; ReLUs that switch make the rest)
+paste <(echo "$hi") <(echo "$lo") | awk '
+	NF == 8 { if (!($2 > 0 && $3 > 0 && $4 > 0)) bad = 1
+		  for (i = 2; i <= 4; i++) if (($(i + 4) / $i - 0.1)^2 > 9e-6) bad = 1 }
+	NF == 4 && $1 == "all" { if (!($2 > 0) || ($4 / $2 - 0.1)^2 > 9e-6) bad = 1 }
+	END { exit bad || NR != 7 }'
+tap_result $? "at sigma 1e-4 every layer's dW/W, alone and together, and the outputs' move are a tenth of 1e-3's, none 0: $(echo "$hi" | sed -n 2p) / $(echo "$lo" | sed -n 2p)"
+one=$(prof "$M" --phase-noise 1e-3 --seeds 2 --noise-layers 3)
+l3=$(echo "$hi" | awk '$1 == 3 { print $2, $3 }')
+echo "$one" | awk -v l3="$l3" '
+	$1 == 3 { split(l3, x); if ($2 != x[1] || $3 != x[2]) bad = 1; a = $3 }
+	$1 ~ /^[0-9]+$/ && $1 != 3 && ($2 != "-" || $3 != "-") { bad = 1 }
+	$1 == "all" && $2 != a { bad = 1 }
+	END { exit bad || NR != 7 }'
+tap_result $? "--noise-layers 3: layer 3's dW/W and outputs' move as among all six ($l3), the together line its own, the others '-'"
+
 # noise in the training loop (stage 2 only: --epochs1 0)
 args="-N 2 --seed 5 --epochs1 0 --epochs2 8 --batch 256 --slack 0.5"
 "$ONN" train $args --noise 1e-2 -o "$dir/a.onn" >"$dir/a.log" 2>&1 &&
@@ -101,6 +133,12 @@ z="${args/--noise 1e-2/} --lr2 0"
 	"$ONN" train $z --noise 1e-2 --noise-layers 1,4 -o "$dir/l.onn" >/dev/null 2>&1 &&
 	cmp -s "$dir/k.onn" "$dir/l.onn"
 tap_result $? "at a rate of 0, noise on the dense layers leaves the model of a run without noise (their clean w restored)"
+got=$(prof "$dir/f.onn" --phase-noise 1e-2 --seeds 1)
+echo "$got" | awk '$1 ~ /^[0-9]$/ && !($2 > 0 && $3 > 0) { bad = 1 } END { exit bad || NR != 5 }'
+tap_result $? "--noise-profile on dense layers 1 and 4 and blocks 2, 3 (N = 2): each moves ($(echo $got | tr '\n' ' '))"
+out=$("$ONN" verify "$M" --noise-profile 2>&1)
+[ $? -ne 0 ] && echo "$out" | grep -q -- "--noise-profile without --phase-noise"
+tap_result $? "--noise-profile without --phase-noise is refused: $(echo "$out" | head -1)"
 out=$("$ONN" train $args --noise-layers 5 -o "$dir/j.onn" 2>&1)
 [ $? -ne 0 ] && [ ! -e "$dir/j.onn" ] && echo "$out" | grep -q -- "--noise-layers '5'"
 tap_result $? "train --noise-layers 5 (of 4 layers) is refused: $(echo "$out" | tail -1)"

@@ -13,7 +13,9 @@ usage: onn_realise.py MODEL TABLE [--sample K] [--margin M]
 Prints one line of results; exits 1 on a mismatch, 2 on bad input. The
 second form draws the phase noise as onn.md describes (block layers only)
 and prints the accuracy over the whole domain, to compare with
-`optinc-onn verify MODEL --phase-noise SIGMA --seeds 1 --seed S`; with
+`optinc-onn verify MODEL --phase-noise SIGMA --seeds 1 --seed S`, and the
+rms of the outputs' move (noisy - clean), to compare with the profile's
+`--noise-profile` "together" line; with
 --layers every layer's noise is drawn but only the layers named (1 = the
 first) get theirs, as verify's --noise-layers."""
 import hashlib
@@ -209,13 +211,24 @@ def noisy(argv):
             a, _, b = part.partition("-")
             only.update(range(int(a), int(b or a) + 1))
     n, bits, scale, layers = load(model, (sigma, Rng(seed)), only)
+    clean = load(model)[3]
     s = domain(n, bits // 2, np.arange((3 * n + 1) ** (bits // 2)))
     got = outputs(layers, s, scale)[0]
     right = int((got == exact(n, s)).sum())
     which = "" if only is None else f", layers {sorted(only)}"
     print(f"{model}: sigma {sigma:g}, seed {seed}{which}: {right} of {len(s)} points "
-          f"right ({100.0 * right / len(s):.4f} %)")
+          f"right ({100.0 * right / len(s):.4f} %), outputs move by "
+          f"{moved(clean, layers, s, scale):.6g} (rms)")
     return 0
+
+
+def moved(clean, layers, s, scale):
+    """rms over the points and outputs of noisy minus clean outputs."""
+    se = 0.0
+    for c in range(0, len(s), 8192):
+        x = s[c:c + 8192] * scale
+        se += float(((forward(layers, x) - forward(clean, x)) ** 2).sum())
+    return math.sqrt(se / (len(s) * s.shape[1]))
 
 
 def main(argv):

@@ -6,13 +6,14 @@
 # point, and verify's worst margin), N = 8 (a sample) and a small wrong
 # model with dense, stacked and side-by-side layers (every point, wrong
 # outputs included); one phase-noise draw gives verify's accuracy, on every
-# layer and on some only (--noise-layers); a corrupt file is refused by
+# layer and on some only (--noise-layers), and the rms of the outputs' move
+# that verify --noise-profile prints; a corrupt file is refused by
 # name. TAP output.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 REAL=$(dirname "$0")/onn_realise.py
 
-begin 7 real
+begin 8 real
 if ! $PY -c 'import numpy' 2>/dev/null; then
 	echo "Bail out! $PY has no numpy (scripts/install-deps)"
 	exit 1
@@ -52,6 +53,13 @@ want=$("$ONN" verify models/onn-n4.onn --phase-noise 1e-2 --seeds 1 --seed 8 \
 out=$($PY "$REAL" models/onn-n4.onn --noise 1e-2 --seed 8 --layers 2,5-6 2>&1)
 echo "$out" | grep -q "(${want:-none} %)"
 tap_result $? "N = 4, the same draw on layers 2, 5, 6 only: optinc-onn ${want:-?} %, $out"
+
+# that draw's outputs' move, against verify --noise-profile's together line
+want=$("$ONN" verify models/onn-n4.onn --phase-noise 1e-2 --seeds 1 --seed 8 \
+	--noise-layers 2,5-6 --noise-profile | sed -n 's/.*together: outputs move by \([0-9.e-]*\) .*/\1/p')
+got=$(echo "$out" | sed -n 's/.*outputs move by \([0-9.e-]*\) (rms).*/\1/p')
+awk -v a="${want:-0}" -v b="${got:-1}" 'BEGIN { exit !(a > 0 && ((a - b) / a)^2 < 1e-6) }'
+tap_result $? "N = 4, that draw moves the outputs by ${got:-?} (rms), verify --noise-profile says ${want:-?}"
 
 # one flipped payload byte: the hash no longer matches
 cp "$dir/w.onn" "$dir/bad.onn"

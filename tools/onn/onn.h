@@ -118,6 +118,17 @@ void optinc_onn_rnet_free(struct optinc_onn_rnet *n);
 int optinc_onn_evaluate(const struct optinc_onn *m, double noise,
 			uint64_t seed, uint32_t layers,
 			struct optinc_onn_eval *ev);
+/* One noise draw followed through a model (profile.c). */
+struct optinc_onn_profile {
+	double dw[OPTINC_ONN_MAX_LAYERS];	/* ||W~ - W|| / ||W||, Frobenius */
+	double alone[OPTINC_ONN_MAX_LAYERS];	/* output error rms, l alone */
+	double rel[OPTINC_ONN_MAX_LAYERS];	/* activation error / activation */
+	double all;				/* output error rms, together */
+};
+
+int optinc_onn_noise_profile(const struct optinc_onn *m, double sigma,
+			     uint64_t seed, uint32_t layers,
+			     struct optinc_onn_profile *p);
 int optinc_onn_units_on(const struct optinc_onn *m, unsigned int *on);
 void optinc_onn_eval_free(struct optinc_onn_eval *ev);
 void optinc_onn_histogram(FILE *f, const struct optinc_onn_eval *ev);

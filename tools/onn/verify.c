@@ -64,6 +64,55 @@ static int verify_noise(const struct optinc_onn *m, double sigma,
 	return 0;
 }
 
+/* One layer of the profile; "-" where the layer got no noise. */
+static void verify_profile_row(const struct optinc_onn *m, unsigned int l,
+			       const struct optinc_onn_profile *p,
+			       int profiled)
+{
+	const struct optinc_onn_layer *ly = &m->layer[l];
+	char shape[24];
+
+	snprintf(shape, sizeof(shape), "%ux%u", ly->out, ly->in);
+	if (profiled)
+		printf("  %5u  %-10s %-6s  %9.3g  %14.4g  %16.4g\n", l + 1,
+		       shape, ly->form == OPTINC_ONN_DENSE ? "dense" : "blocks",
+		       p->dw[l], p->alone[l], p->rel[l]);
+	else
+		printf("  %5u  %-10s %-6s  %9s  %14s  %16.4g\n", l + 1, shape,
+		       ly->form == OPTINC_ONN_DENSE ? "dense" : "blocks",
+		       "-", "-", p->rel[l]);
+}
+
+/* verify --noise-profile: one sigma, the means over @trials draws. */
+static int verify_profile(const struct optinc_onn *m, double sigma,
+			  unsigned int trials, uint64_t seed, uint32_t layers)
+{
+	struct optinc_onn_profile p, sum;
+	unsigned int t, l;
+	int err;
+
+	memset(&sum, 0, sizeof(sum));
+	for (t = 0; t < trials; t++) {
+		err = optinc_onn_noise_profile(m, sigma, seed + t, layers, &p);
+		if (err)
+			return err;
+		for (l = 0; l < m->nlayers; l++) {
+			sum.dw[l] += p.dw[l] / trials;
+			sum.alone[l] += p.alone[l] / trials;
+			sum.rel[l] += p.rel[l] / trials;
+		}
+		sum.all += p.all / trials;
+	}
+	printf("noise profile at sigma %g rad (means over the seeds; rms over every point):\n",
+	       sigma);
+	printf("  layer  out x in   form         dW/W    outputs, alone  error/act, together\n");
+	for (l = 0; l < m->nlayers; l++)
+		verify_profile_row(m, l, &sum, layers >> l & 1);
+	printf("  together: outputs move by %.4g (rms; the slicer's half step is 0.5)\n",
+	       sum.all);
+	return 0;
+}
+
 /* "layers 1 2 8" of @layers' bits (from 0) among @m's layers, or "". */
 static void verify_layer_names(const struct optinc_onn *m, uint32_t layers,
 			       char *buf, size_t len)
@@ -82,11 +131,13 @@ static void verify_layer_names(const struct optinc_onn *m, uint32_t layers,
 
 static int verify_noise_list(const struct optinc_onn *m, char *list,
 			     unsigned int trials, uint64_t seed,
-			     uint32_t layers)
+			     uint32_t layers, int profile)
 {
-	char *tok, *save = NULL, names[160];
+	char *tok, *save = NULL, names[160], *copy = strdup(list);
 	int err = 0;
 
+	if (!copy)
+		return -ENOMEM;
 	verify_layer_names(m, layers, names, sizeof(names));
 	printf("accuracy under MZI phase noise (%u seeds each: %llu..%llu%s):\n",
 	       trials, (unsigned long long)seed,
@@ -95,6 +146,10 @@ static int verify_noise_list(const struct optinc_onn *m, char *list,
 	for (tok = strtok_r(list, ",", &save); tok && !err;
 	     tok = strtok_r(NULL, ",", &save))
 		err = verify_noise(m, strtod(tok, NULL), trials, seed, layers);
+	for (tok = strtok_r(copy, ",", &save); tok && !err && profile;
+	     tok = strtok_r(NULL, ",", &save))
+		err = verify_profile(m, strtod(tok, NULL), trials, seed, layers);
+	free(copy);
 	return err;
 }
 
@@ -105,6 +160,7 @@ static const struct option verify_opts[] = {
 	{ "seeds", required_argument, NULL, 't' },
 	{ "seed", required_argument, NULL, 's' },
 	{ "noise-layers", required_argument, NULL, 'l' },
+	{ "noise-profile", no_argument, NULL, 'p' },
 	{ "require-exact", no_argument, NULL, 'x' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
@@ -151,7 +207,7 @@ struct verify_args {
 	unsigned int trials;
 	uint64_t seed;
 	uint32_t layers;
-	int exact;
+	int exact, profile;
 };
 
 /*
@@ -186,6 +242,7 @@ static int verify_parse(int argc, char **argv, struct verify_args *a,
 		case 't': err = verify_seeds(optarg, &a->trials); break;
 		case 's': a->seed = strtoull(optarg, NULL, 0); break;
 		case 'l': a->layer_list = optarg; break;
+		case 'p': a->profile = 1; break;
 		case 'x': a->exact = 1; break;
 		case 'o': a->out = optarg; break;
 		case 'h': printf("%s", usage); return 1;
@@ -197,6 +254,10 @@ static int verify_parse(int argc, char **argv, struct verify_args *a,
 	if (a->layer_list && !a->noise) {
 		fprintf(stderr, "optinc-onn: verify: --noise-layers '%s' without --phase-noise\n",
 			a->layer_list);
+		return -EINVAL;
+	}
+	if (a->profile && !a->noise) {
+		fprintf(stderr, "optinc-onn: verify: --noise-profile without --phase-noise\n");
 		return -EINVAL;
 	}
 	if (optind + 1 != argc) {
@@ -242,7 +303,7 @@ static int verify_run(struct verify_args *a, int compile)
 	optinc_onn_eval_free(&ev);
 	if (!err && a->noise && !compile)
 		err = verify_noise_list(&m, a->noise, a->trials, a->seed,
-					  a->layers);
+					  a->layers, a->profile);
 out_free:
 	optinc_onn_free(&m);
 	return err;
@@ -252,10 +313,12 @@ int optinc_onn_cmd_verify(int argc, char **argv)
 {
 	struct verify_args a;
 	int err = verify_parse(argc, argv, &a,
-		"usage: optinc-onn verify MODEL [--phase-noise S1,S2,.. [--seeds K] [--seed S] [--noise-layers L]] [--require-exact]\n"
+		"usage: optinc-onn verify MODEL [--phase-noise S1,S2,.. [--seeds K] [--seed S] [--noise-layers L] [--noise-profile]] [--require-exact]\n"
 		"  --phase-noise (or --noise): N(0, S^2) rad on every MZI and output phase\n"
 		"  --seeds (or --trials) K: noise draws with seeds S..S+K-1 (5); mean, min, max\n"
-		"  --noise-layers L: only layers L (e.g. 1,8 or 2-7; 1 = the first) get their draws\n");
+		"  --noise-layers L: only layers L (e.g. 1,8 or 2-7; 1 = the first) get their draws\n"
+		"  --noise-profile: also, per layer, how far the draws move its matrix, the\n"
+		"    outputs with it perturbed alone, and its activations with L together\n");
 
 	if (err)
 		return err > 0 ? 0 : err;
