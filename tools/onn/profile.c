@@ -108,9 +108,8 @@ static int profile_together(const struct optinc_onn *m, double sigma,
 					    (size_t)ly->in * ly->out);
 		p->rel[l] = ss[l] > 0 ? sqrt(se[l] / ss[l]) : 0;
 	}
-	p->all = sqrt(se[last] / ((double)optinc_onn_domain_size(m->members,
-								 m->bits) *
-				  m->layer[last].out));
+	p->all = sqrt(se[last] / ((double)m->layer[last].out *
+				  optinc_onn_domain_size(m->members, m->bits)));
 	optinc_onn_rnet_free(&noisy);
 	return 0;
 }
