@@ -233,7 +233,9 @@ def moved(clean, layers, s, scale):
 
 def main(argv):
     if len(argv) < 3:
-        fail(__doc__.strip().splitlines()[-5])
+        lines = __doc__.splitlines()
+        at = next(i for i, line in enumerate(lines) if line.startswith("usage:"))
+        fail("\n".join(lines[at:at + 2]))
     if "--noise" in argv:
         return noisy(argv)
     model, table = argv[1], argv[2]
