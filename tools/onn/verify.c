@@ -129,27 +129,28 @@ static void verify_layer_names(const struct optinc_onn *m, uint32_t layers,
 			at += snprintf(buf + at, len - at, " %u", l + 1);
 }
 
-static int verify_noise_list(const struct optinc_onn *m, char *list,
+/*
+ * Accuracy at each sigma of @list (checked by verify_sigmas_ok(): numbers
+ * and commas), then, with @profile, each sigma's profile. The list is
+ * walked, not cut up, so that the second loop reads it whole again.
+ */
+static int verify_noise_list(const struct optinc_onn *m, const char *list,
 			     unsigned int trials, uint64_t seed,
 			     uint32_t layers, int profile)
 {
-	char *tok, *save = NULL, names[160], *copy = strdup(list);
+	const char *p;
+	char *end, names[160];
 	int err = 0;
 
-	if (!copy)
-		return -ENOMEM;
 	verify_layer_names(m, layers, names, sizeof(names));
 	printf("accuracy under MZI phase noise (%u seeds each: %llu..%llu%s):\n",
 	       trials, (unsigned long long)seed,
 	       (unsigned long long)(seed + trials - 1), names);
 	printf("  sigma/rad        mean           min           max\n");
-	for (tok = strtok_r(list, ",", &save); tok && !err;
-	     tok = strtok_r(NULL, ",", &save))
-		err = verify_noise(m, strtod(tok, NULL), trials, seed, layers);
-	for (tok = strtok_r(copy, ",", &save); tok && !err && profile;
-	     tok = strtok_r(NULL, ",", &save))
-		err = verify_profile(m, strtod(tok, NULL), trials, seed, layers);
-	free(copy);
+	for (p = list, end = NULL; !err && (!end || *end); p = end + 1)
+		err = verify_noise(m, strtod(p, &end), trials, seed, layers);
+	for (p = list, end = NULL; profile && !err && (!end || *end); p = end + 1)
+		err = verify_profile(m, strtod(p, &end), trials, seed, layers);
 	return err;
 }
 
@@ -202,7 +203,7 @@ static int verify_seeds(const char *arg, unsigned int *trials)
 
 struct verify_args {
 	const char *model, *out;
-	char *noise;
+	const char *noise;
 	const char *layer_list;
 	unsigned int trials;
 	uint64_t seed;
