@@ -7,13 +7,15 @@ import struct
 import numpy as np
 
 
-def layers(path):
-    """(N, input scale, [(w, b), ..]): w out x in, b out, float32."""
+def layers(path, count=None):
+    """(N, input scale, [(w, b), ..]): w out x in, b out, float32; only
+    the first COUNT layers when given (those must be dense, the rest may
+    be blocks)."""
     d = open(path, 'rb').read()
     members, nl = struct.unpack_from('<H', d, 10)[0], struct.unpack_from('<H', d, 14)[0]
     scale = struct.unpack_from('<f', d, 16)[0]
     off, out = 64, []
-    for _ in range(nl):
+    for _ in range(nl if count is None else count):
         i, o, act, form = struct.unpack_from('<HHBB', d, off)
         assert form == 0, 'dense layers only'
         w = np.frombuffer(d, '<f4', i * o, off + 16).reshape(o, i)

@@ -410,7 +410,7 @@ static void test_export(void)
 		return;
 	ok = !optinc_onn_net_alloc(&n, &c);
 	if (ok) {
-		optinc_onn_net_init(&n, 5, NULL, 0, 1.0f);
+		optinc_onn_net_init(&n, 5, NULL, 0, 0, 1.0f);
 		ok = !optinc_onn_net_project(&n, &c, 10, 1) &&
 		     !optinc_onn_net_export(&n, &c, optinc_onn_in_scale(2), &m);
 	}

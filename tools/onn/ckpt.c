@@ -4,15 +4,24 @@
  * parameter with its Adam moments, in host byte order (a checkpoint resumes
  * a run on the same kind of machine; models are the portable files).
  * Written to a temporary file and renamed, so a crash leaves the last one.
+ *
+ * Version 2 (magic OINCCKP2): the magic, struct optinc_onn_cfg whole,
+ * struct optinc_onn_progress, the Adam step count (uint64), then each
+ * layer's parts as ckpt_io_layer() lists them. Version 1 (OINCCKP1,
+ * before --first-axes) is the same with the configuration ending before
+ * first_axes: it is read with that field 0, and written no more.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "train.h"
 
-#define CKPT_MAGIC	"OINCCKP1"
+#define CKPT_MAGIC	"OINCCKP2"
+#define CKPT_MAGIC_V1	"OINCCKP1"
+#define CKPT_CFG_V1	offsetof(struct optinc_onn_cfg, first_axes)
 
 struct ckpt_hdr {
 	char magic[8];
@@ -20,6 +29,26 @@ struct ckpt_hdr {
 	struct optinc_onn_progress prog;
 	uint64_t step;
 };
+
+/* The header's parts one after another (no padding between them). */
+static int ckpt_io_hdr(FILE *f, struct ckpt_hdr *h, int wr)
+{
+	size_t cfg = sizeof(h->cfg);
+	struct { void *p; size_t n; } part[] = {
+		{ h->magic, 8 }, { &h->cfg, cfg }, { &h->prog, sizeof(h->prog) },
+		{ &h->step, sizeof(h->step) },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(part) / sizeof(part[0]); i++) {
+		if (!wr && i == 1 && !memcmp(h->magic, CKPT_MAGIC_V1, 8))
+			part[i].n = CKPT_CFG_V1;
+		if ((wr ? fwrite(part[i].p, part[i].n, 1, f)
+			: fread(part[i].p, part[i].n, 1, f)) != 1)
+			return -EIO;
+	}
+	return 0;
+}
 
 /* Everything but the gradients. */
 static int ckpt_io_layer(FILE *f, struct optinc_onn_tlayer *y, int wr)
@@ -61,7 +90,7 @@ int optinc_onn_ckpt_save(const char *path, const struct optinc_onn_cfg *c,
 		err = -errno;
 		goto out_report;
 	}
-	err = fwrite(&h, sizeof(h), 1, f) == 1 ? 0 : -EIO;
+	err = ckpt_io_hdr(f, &h, 1);
 	for (l = 0; l < n->nl && !err; l++)
 		err = ckpt_io_layer(f, (struct optinc_onn_tlayer *)&n->l[l], 1);
 	if (fclose(f) && !err)
@@ -96,6 +125,9 @@ static int ckpt_low(const struct optinc_onn_cfg *c)
  * It may also see more of its input: a network of S_K (and s_K, ..) is
  * one of S_J for every J < K, and of the whole input (K = 0), so K may
  * drop (the curriculum of section 5 of Documentation/onn.md), never rise.
+ * Likewise a first layer on axes (--first-axes) is one that may leave
+ * them, so the option may be dropped, not added; while it stays, K stays
+ * too, since the axes are those of S_K.
  */
 static int ckpt_same_run(const struct optinc_onn_cfg *a,
 			 const struct optinc_onn_cfg *b)
@@ -105,7 +137,10 @@ static int ckpt_same_run(const struct optinc_onn_cfg *a,
 
 	if (kb && (!ka || kb > ka))
 		return 0;
+	if (b->first_axes && (!a->first_axes || ka != kb))
+		return 0;
 	x.s_invariant = y.s_invariant = 0;
+	x.first_axes = y.first_axes = 0;
 
 	x.epochs2 = y.epochs2 = 0;
 	x.eval_every = y.eval_every = 0;
@@ -140,9 +175,10 @@ int optinc_onn_ckpt_load(const char *path, const struct optinc_onn_cfg *c,
 	if (!f)
 		return -errno;
 	memset(&h, 0, sizeof(h));
-	if (fread(&h, sizeof(h), 1, f) != 1)
+	if (ckpt_io_hdr(f, &h, 0))
 		err = -EINVAL;
-	if (!err && memcmp(h.magic, CKPT_MAGIC, 8)) {
+	if (!err && memcmp(h.magic, CKPT_MAGIC, 8) &&
+	    memcmp(h.magic, CKPT_MAGIC_V1, 8)) {
 		why = "not a checkpoint of this version (bad magic)";
 		err = -EINVAL;
 	}

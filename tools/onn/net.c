@@ -103,14 +103,15 @@ void optinc_onn_net_free(struct optinc_onn_net *n)
 }
 
 /*
- * He-normal weights (first-layer rows projected on @align in their first
- * @low inputs when given).
+ * He-normal weights, the first layer's rows then put in the form the run
+ * keeps them in (optinc_onn_net_first_rows(), when @low or @axes).
  * The first layer's biases put each unit's hinge through a random point
  * of the input cube [0, in_max]^in, so that its ReLU bends inside the
  * domain; the other biases start at zero.
  */
 void optinc_onn_net_init(struct optinc_onn_net *n, uint64_t seed,
-			 const float *align, unsigned int low, float in_max)
+			 const float *v, unsigned int low, int axes,
+			 float in_max)
 {
 	struct optinc_onn_rng rng;
 	unsigned int l, o, i;
@@ -122,8 +123,8 @@ void optinc_onn_net_init(struct optinc_onn_net *n, uint64_t seed,
 
 		for (i = 0; i < y->in * y->out; i++)
 			y->w[i] = sd * (float)optinc_onn_rng_gauss(&rng);
-		if (l == 0 && align)
-			optinc_onn_net_align(n, align, low);
+		if (l == 0 && (low || axes))
+			optinc_onn_net_first_rows(n, v, low, axes);
 		for (o = 0; o < y->out; o++) {
 			float b = 0;
 
@@ -208,21 +209,31 @@ double optinc_onn_net_loss(struct optinc_onn_net *n, const uint8_t *t,
 }
 
 /*
- * First-layer rows, in their first @low inputs, onto the unit vector v of
- * those: w[0..K-1] <- (w . v) v; the other inputs are left free.
+ * The first layer's rows back into the form the run keeps them in, after
+ * each step: with K = @low > 0, each row's part on inputs 0..K-1 onto
+ * the unit vector @v of S_K there, w[0..K-1] <- (w . v) v, the other
+ * inputs left free. With @axes each row also reads one axis only, the
+ * (o mod A)-th of the A axes for row o: S_K, then inputs K..in-1 (K = 0:
+ * the inputs), every other weight 0, so that its hinge is a value of
+ * that axis alone (Documentation/onn.md, section 5).
  */
-void optinc_onn_net_align(struct optinc_onn_net *n, const float *v,
-			  unsigned int low)
+void optinc_onn_net_first_rows(struct optinc_onn_net *n, const float *v,
+			       unsigned int low, int axes)
 {
 	struct optinc_onn_tlayer *y = &n->l[0];
-	unsigned int o, k;
+	unsigned int o, k, a, nax = (low ? 1 : 0) + y->in - low;
 
 	for (o = 0; o < y->out; o++) {
 		float *row = y->w + (size_t)o * y->in;
-		float a = cblas_sdot(low, row, 1, v, 1);
+		float s = low ? cblas_sdot(low, row, 1, v, 1) : 0;
 
+		/* a: the axis kept, in 0..nax-1; ~0u: all of them */
+		a = axes ? o % nax : ~0u;
 		for (k = 0; k < low; k++)
-			row[k] = a * v[k];
+			row[k] = a == ~0u || a == 0 ? s * v[k] : 0;
+		for (k = low; axes && k < y->in; k++)
+			if (k - low + (low ? 1 : 0) != a)
+				row[k] = 0;
 	}
 }
 

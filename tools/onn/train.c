@@ -208,9 +208,10 @@ static int train_epoch(struct trainer *tr, unsigned int epoch, int stage,
 			optinc_onn_net_noise_remove(&tr->net);
 		orth = step % c->retract_every == 0;
 		optinc_onn_net_adam(&tr->net, lr, lr * tr->lr_first, orth);
-		if (c->s_invariant)
-			optinc_onn_net_align(&tr->net, tr->sdir,
-					     (unsigned int)c->s_invariant);
+		if (c->s_invariant || c->first_axes)
+			optinc_onn_net_first_rows(&tr->net, tr->sdir,
+						  (unsigned int)c->s_invariant,
+						  c->first_axes);
 		if (stage == 2 && tr->ema > 0)
 			train_ema_step(tr);
 	}
@@ -449,6 +450,10 @@ static void train_usage(FILE *f)
 		"  --s-low K               first layer sees s_0..s_K-1 only through sum 4^k s_k\n"
 		"                          (2 <= K <= B/2; B/2: --s-invariant; 0: off); may drop\n"
 		"                          on resume\n"
+		"  --first-axes            each first-layer row (dense) reads one axis: S_K or\n"
+		"                          one s_k (K = --s-low, 0: every s_k is an axis), row\n"
+		"                          o the (o mod A)-th of the A axes; may be dropped on\n"
+		"                          resume\n"
 		"  --s-weights W           S values weighted by their domain count (domain) or 1 (uniform)\n"
 		"  --proj-every E          stage 1 projection period in epochs (10; 0: never)\n"
 		"  --proj-iters I          Sigma/U alternations per projection (1)\n"
@@ -495,7 +500,7 @@ enum {
 	OPT_SINV, OPT_SLOW, OPT_SWEIGHTS, OPT_RETRACT, OPT_GAIN, OPT_NOISE, OPT_NOISE_EVERY,
 	OPT_NOISE_LAYERS,
 	OPT_KEEP_BEST, OPT_BOOST, OPT_EMA, OPT_REVIVE, OPT_LR_FIRST,
-	OPT_REVIVE_HIDDEN, OPT_INIT,
+	OPT_REVIVE_HIDDEN, OPT_INIT, OPT_FIRST_AXES,
 };
 
 static const struct option train_opts[] = {
@@ -525,6 +530,7 @@ static const struct option train_opts[] = {
 	{ "stop-after", required_argument, NULL, OPT_STOP_AFTER },
 	{ "s-invariant", no_argument, NULL, OPT_SINV },
 	{ "s-low", required_argument, NULL, OPT_SLOW },
+	{ "first-axes", no_argument, NULL, OPT_FIRST_AXES },
 	{ "retract-every", required_argument, NULL, OPT_RETRACT },
 	{ "input-gain", required_argument, NULL, OPT_GAIN },
 	{ "s-weights", required_argument, NULL, OPT_SWEIGHTS },
@@ -714,6 +720,7 @@ static int train_parse(struct trainer *tr, int argc, char **argv,
 		case OPT_RESUME: tr->resume = 1; break;
 		case OPT_KEEP_BEST: tr->keep_best = 1; break;
 		case OPT_SINV: tr->cfg.s_invariant = -1; break;	/* all: B/2 */
+		case OPT_FIRST_AXES: tr->cfg.first_axes = 1; break;
 		case OPT_REVIVE:
 			if (train_revive_opt(tr, optarg))
 				return -EINVAL;
@@ -821,8 +828,13 @@ static int train_check(struct trainer *tr, const char *arch, const char *approx)
 		fprintf(stderr, "optinc-onn: train: --revive needs --s-invariant\n");
 		return -EINVAL;
 	}
-	if (c->s_invariant && c->approx[0]) {
-		fprintf(stderr, "optinc-onn: train: --s-invariant and --s-low need a dense first layer\n");
+	if ((c->s_invariant || c->first_axes) && c->approx[0]) {
+		fprintf(stderr, "optinc-onn: train: --s-invariant, --s-low and --first-axes need a dense first layer\n");
+		return -EINVAL;
+	}
+	if (c->first_axes && c->s_invariant == (int)io) {
+		fprintf(stderr, "optinc-onn: train: --first-axes with --s-low %u (--s-invariant): S is the only axis, every row is on it already\n",
+			io);
 		return -EINVAL;
 	}
 	if (!c->batch || !c->retract_every || !(c->in_gain > 0) || c->epochs1 + c->epochs2 == 0 ||
@@ -885,6 +897,20 @@ static void train_revive_hidden(struct trainer *tr)
 	printf("\n");
 }
 
+/* --first-axes: "first layer: row o on axis o mod 3 of (S_2, s_2, s_3)" */
+static void train_say_axes(const struct optinc_onn_cfg *c)
+{
+	unsigned int k, low = (unsigned int)c->s_invariant, io = c->bits / 2;
+
+	if (!c->first_axes)
+		return;
+	printf("first layer: row o on axis o mod %u of (", (low ? 1 : 0) + io - low);
+	if (low)
+		printf("S_%u, ", low);
+	for (k = low; k < io; k++)
+		printf("s_%u%s", k, k + 1 < io ? ", " : ")\n");
+}
+
 static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 {
 	unsigned int l;
@@ -912,13 +938,14 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 	}
 	optinc_onn_s_dir(tr->data.in, (unsigned int)tr->cfg.s_invariant,
 			 tr->sdir);
-	optinc_onn_net_init(&tr->net, tr->cfg.seed,
-			    tr->cfg.s_invariant ? tr->sdir : NULL,
-			    (unsigned int)tr->cfg.s_invariant, tr->cfg.in_gain);
+	optinc_onn_net_init(&tr->net, tr->cfg.seed, tr->sdir,
+			    (unsigned int)tr->cfg.s_invariant, tr->cfg.first_axes,
+			    tr->cfg.in_gain);
 	if (tr->cfg.s_invariant)
 		printf("training set: %u rows, one per (S_%d, s_%d..) for %u domain points\n",
 		       tr->data.n, tr->cfg.s_invariant, tr->cfg.s_invariant,
 		       tr->data.domain);
+	train_say_axes(&tr->cfg);
 	if (!tr->ckpt) {
 		snprintf(ckpt_buf, len, "%s.ckpt", tr->out);
 		tr->ckpt = ckpt_buf;

@@ -32,6 +32,9 @@ struct optinc_onn_cfg {
 	unsigned int eval_every;
 	float noise;		/* stage 2: MZI phase noise in the loop, rad (in
 				 * what was padding: older checkpoints read 0) */
+	int first_axes;		/* 1: each first-layer row on one axis of its
+				 * input (S_K or one s_k; checkpoint version 2
+				 * on, version 1 reads 0) */
 };
 
 /*
@@ -90,13 +93,14 @@ void optinc_onn_net_free(struct optinc_onn_net *n);
 void optinc_onn_net_copy(struct optinc_onn_net *dst,
 			 const struct optinc_onn_net *src);
 void optinc_onn_net_init(struct optinc_onn_net *n, uint64_t seed,
-			 const float *align, unsigned int low, float in_max);
+			 const float *v, unsigned int low, int axes,
+			 float in_max);
 void optinc_onn_net_forward(struct optinc_onn_net *n, unsigned int rows);
 double optinc_onn_net_loss(struct optinc_onn_net *n, const uint8_t *t,
 			   const float *w, unsigned int rows, float margin,
 			   uint32_t *wrong);
-void optinc_onn_net_align(struct optinc_onn_net *n, const float *v,
-			  unsigned int low);
+void optinc_onn_net_first_rows(struct optinc_onn_net *n, const float *v,
+			       unsigned int low, int axes);
 unsigned int optinc_onn_net_revive(struct optinc_onn_net *n,
 				   const struct optinc_onn_data *d,
 				   double in_s, double first, double step,
