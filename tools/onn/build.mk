@@ -155,6 +155,33 @@ ONN_TRAIN_N16T_1 := -N 16 --approx 2-9 --seed 1 --s-invariant --input-gain 8 \
 		    --epochs1 0 --batch 256 --epochs2 4000 --lr2 2e-3 \
 		    --lr-end 0.01 --ema 0.999 --keep-best
 
+# N = 8 with its first layer on the axes (S_2, s_2, s_3) (--first-axes,
+# Documentation/onn.md sections 2 and 5), from random weights, 2026-12-07
+# (75,625 rows, 5-6.5 s an epoch here): 445 epochs at 2e-3 (the start of
+# a 40,000-epoch cosine; the run was stopped there by hand), then one
+# cosine through 1.5e-3 at epoch 446 down to 3e-5 at epoch 1,250. About
+# 2 hours on one core. n8-axes-noise is the same run branched at epoch
+# 290 with MZI phase noise 1e-4 on every layer in the loop (12-14 s an
+# epoch): to 352 at 2e-3, then a cosine through 1.5e-3 meant to end at
+# epoch 680, cut at 434 (9.3e-4) for one that ends at 625 with 3e-5, to
+# fit the session. Neither is exact (section 2 gives what they reached, clean
+# and under noise); models/n8-axes holds their logs, verify's reports and
+# checkpoints to go on from.
+ONN_N8A := -N 8 --approx 2-7 --seed 1 --s-low 2 --first-axes --input-gain 8 \
+	   --epochs1 0 --batch 256 --ema 0.999 --keep-best
+ONN_N8AN := $(ONN_N8A) --noise 1e-4 --noise-layers all
+ONN_PHASES_N8A := 1 2
+ONN_TRAIN_N8A_1 := $(ONN_N8A) --epochs2 40000 --lr2 2e-3 --stop-after 445
+ONN_TRAIN_N8A_2 := $(ONN_N8A) --epochs2 1250 --lr2 0.0020769116 \
+		   --lr-end 0.014444525
+ONN_PHASES_N8AN := 1 2 3 4
+ONN_TRAIN_N8AN_1 := $(ONN_N8A) --epochs2 40000 --lr2 2e-3 --stop-after 290
+ONN_TRAIN_N8AN_2 := $(ONN_N8AN) --epochs2 40000 --lr2 2e-3 --stop-after 352
+ONN_TRAIN_N8AN_3 := $(ONN_N8AN) --epochs2 680 --lr2 0.0031503655 \
+		    --lr-end 0.0095227046 --stop-after 434
+ONN_TRAIN_N8AN_4 := $(ONN_N8AN) --epochs2 625 --lr2 0.0042763874 \
+		    --lr-end 0.0070152671
+
 # the last step of a model's recipe on FILE (no .onn): its table, which an
 # exact model must give, or the accuracy of one that is not (verify's
 # report in FILE.verify, its first line also appended to the log)
@@ -181,6 +208,8 @@ endef
 $(eval $(call onn_model_rule,N4,models,n4,COMPILE))
 $(eval $(call onn_model_rule,N8T,$(O)/models,n8-train,VERIFY))
 $(eval $(call onn_model_rule,N16T,$(O)/models,n16-train,VERIFY))
+$(eval $(call onn_model_rule,N8A,$(O)/models,n8-axes,VERIFY))
+$(eval $(call onn_model_rule,N8AN,$(O)/models,n8-axes-noise,VERIFY))
 models: models-n4
 
 # The shipped N = 8: the trained network of models/n8-train (108 of
