@@ -1,4 +1,4 @@
-fb/b.onn: N = 8, B = 8, 8 layers: 388196 of 390625 points right (99.3782 %), worst margin +0.0017
+onn-n8-axes-noise.onn: N = 8, B = 8, 8 layers: 388196 of 390625 points right (99.3782 %), worst margin +0.0017
 wrong outputs by error (output - exact average):
   wrong PAM4 symbols (0 = least significant): 2417 24 0 0
   error  points

@@ -1,4 +1,4 @@
-fa/a.onn: N = 8, B = 8, 8 layers: 388101 of 390625 points right (99.3539 %), worst margin +0.0005
+onn-n8-axes.onn: N = 8, B = 8, 8 layers: 388101 of 390625 points right (99.3539 %), worst margin +0.0005
 wrong outputs by error (output - exact average):
   wrong PAM4 symbols (0 = least significant): 2524 6 0 0
   error  points

@@ -161,7 +161,7 @@ ONN_TRAIN_N16T_1 := -N 16 --approx 2-9 --seed 1 --s-invariant --input-gain 8 \
 # a 40,000-epoch cosine; the run was stopped there by hand), then one
 # cosine through 1.5e-3 at epoch 446 down to 3e-5 at epoch 1,250. About
 # 2 hours on one core. n8-axes-noise is the same run branched at epoch
-# 290 with MZI phase noise 1e-4 on every layer in the loop (12-14 s an
+# 290 with MZI phase noise 1e-4 on every layer in the loop (8.5-14 s an
 # epoch): to 352 at 2e-3, then a cosine through 1.5e-3 meant to end at
 # epoch 680, cut at 434 (9.3e-4) for one that ends at 625 with 3e-5, to
 # fit the session. Neither is exact (section 2 gives what they reached, clean
