@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # End to end: train a small ONN (N = 2, all layers Sigma*U blocks) to 100 %,
 # verify it as realised, compile its truth table and check that table
-# against the exact average; and check that a paused and resumed run ends
+# against the exact average; check that verify's wrong points by exact
+# average are those of the compiled table; and check that a paused and resumed run ends
 # in the same model as one never stopped, and that a run may go on with
 # another end of its rate's cosine (--lr-end) or another seed, but not
 # another stage-1 rate. TAP output.
 . "$(dirname "$0")/lib.sh"
 
-begin 11 e2e
+begin 12 e2e
 
 "$ONN" train -N 2 --seed 1 --epochs1 0 --epochs2 1500 --lr2 3e-3 \
 	--batch 256 --eval-every 10 -o "$dir/n2.onn" >"$dir/train.log" 2>&1
@@ -63,4 +64,24 @@ rc=$?
 	[ -e "$dir/e.onn" ] && [ -e "$dir/f.onn" ] &&
 	! cmp -s "$dir/e.onn" "$dir/c.onn" && ! cmp -s "$dir/e.onn" "$dir/f.onn"
 tap_result $? "a run resumed with another --seed goes on from the checkpoint's network on other shuffles"
+# verify's wrong points by exact average (bins of 16) against a recount
+# from the compiled table of a model that is not exact (30 epochs above)
+"$ONN" verify "$dir/a.onn" >"$dir/a.verify" 2>&1
+"$ONN" compile "$dir/a.onn" -o "$dir/a.tbl" >/dev/null 2>&1
+got=$(sed -n 's/^  exact average \([0-9]*\)-[0-9]*: \([0-9]*\) wrong$/\1:\2/p' "$dir/a.verify" | tr '\n' ' ')
+want=$(/usr/bin/python3 - "$dir/a.tbl" <<'PYEOF'
+import sys
+t = open(sys.argv[1], 'rb').read()[64:]
+n, r, bins = 2, 7, [0] * 16
+for i, out in enumerate(t):
+    s = [(i // r ** k) % r for k in range(4)]
+    tot = sum(v << 2 * k for k, v in enumerate(s))
+    q, rem = divmod(tot, n)
+    q += 2 * rem > n or (2 * rem == n and q % 2)
+    bins[q >> 4] += out != q
+print(' '.join('%d:%d' % (16 * b, c) for b, c in enumerate(bins) if c), end=' ')
+PYEOF
+)
+[ -n "$got" ] && [ "$got" = "$want" ]
+tap_result $? "verify's wrong points by exact average: $got(from the table: $want)"
 tap_end

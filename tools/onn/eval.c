@@ -337,3 +337,26 @@ void optinc_onn_histogram(FILE *f, const struct optinc_onn_eval *ev)
 	if (!ev->wrong)
 		fprintf(f, "  (none)\n");
 }
+
+/*
+ * Wrong points by their exact average, in bins of 16 values: where in the
+ * range a network fails (trained N = 8 networks fail at its two ends).
+ * Each line has five fields, none a bare number first, so that readers of
+ * the error histogram above do not take it for theirs.
+ */
+void optinc_onn_wrong_by_value(FILE *f, const struct optinc_onn_eval *ev)
+{
+	uint32_t bin[16] = { 0 }, i;
+	unsigned int b;
+
+	if (!ev->wrong)
+		return;
+	for (i = 0; i < ev->entries; i++)
+		if (ev->out[i] != ev->exact[i])
+			bin[ev->exact[i] >> 4]++;
+	fprintf(f, "wrong points by exact average (16 values a bin, empty bins left out):\n");
+	for (b = 0; b < 16; b++)
+		if (bin[b])
+			fprintf(f, "  exact average %u-%u: %u wrong\n", 16 * b,
+				16 * b + 15, bin[b]);
+}

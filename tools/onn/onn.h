@@ -132,6 +132,7 @@ int optinc_onn_noise_profile(const struct optinc_onn *m, double sigma,
 int optinc_onn_units_on(const struct optinc_onn *m, unsigned int *on);
 void optinc_onn_eval_free(struct optinc_onn_eval *ev);
 void optinc_onn_histogram(FILE *f, const struct optinc_onn_eval *ev);
+void optinc_onn_wrong_by_value(FILE *f, const struct optinc_onn_eval *ev);
 
 /* ---- max-min linear programs over a domain (lp.c, GLPK) ---- */
 struct optinc_onn_lp {

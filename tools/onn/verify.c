@@ -291,6 +291,7 @@ static int verify_run(struct verify_args *a, int compile)
 	optinc_onn_eval_summary(a->model, &m, &ev);
 	printf("wrong outputs by error (output - exact average):\n");
 	optinc_onn_histogram(stdout, &ev);
+	optinc_onn_wrong_by_value(stdout, &ev);
 	if (compile)
 		err = optinc_onn_table_write(a->out, &m, sha, &ev);
 	if (!err && compile)
