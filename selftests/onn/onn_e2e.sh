@@ -3,10 +3,10 @@
 # End to end: train a small ONN (N = 2, all layers Sigma*U blocks) to 100 %,
 # verify it as realised, compile its truth table and check that table
 # against the exact average; check that verify's wrong points by exact
-# average are those of the compiled table; and check that a paused and resumed run ends
-# in the same model as one never stopped, and that a run may go on with
-# another end of its rate's cosine (--lr-end) or another seed, but not
-# another stage-1 rate. TAP output.
+# average are those of the compiled table; and check that a paused and
+# resumed run ends in the same model as one never stopped, and that a run
+# may go on with another end of its rate's cosine (--lr-end) or another
+# seed, but not another stage-1 rate. TAP output.
 . "$(dirname "$0")/lib.sh"
 
 begin 12 e2e
