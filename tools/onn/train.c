@@ -49,6 +49,7 @@ struct trainer {
 	int keep_best;			/* write the best stage-2 epoch's network */
 	struct optinc_onn_net best;	/* ... kept here (keep_best) */
 	uint32_t best_wrong;		/* its wrong count; UINT32_MAX: none */
+	double best_margin;		/* its worst margin */
 	unsigned int best_epoch;
 	float boost;			/* stage 2: wrong rows weigh 1 + boost */
 	float ema;			/* stage 2: decay of the average; 0: off */
@@ -325,18 +326,34 @@ static int train_average(struct trainer *tr, struct optinc_onn_stats *eva)
 	return 1;
 }
 
+/*
+ * --keep-best's order: fewer wrong points, and between exact networks the
+ * wider worst margin (what phase noise eats first). Among networks with
+ * wrong points the margin does not decide: the first of a count is kept,
+ * so that a run which never gets exact keeps what it always kept.
+ */
+static int train_better(uint32_t wrong, double margin, uint32_t than_wrong,
+			double than_margin)
+{
+	return wrong < than_wrong ||
+	       (!wrong && !than_wrong && margin > than_margin);
+}
+
 /* --keep-best: the epoch's network, or its average, if the best so far. */
 static void train_keep(struct trainer *tr, unsigned int e,
 		       const struct optinc_onn_stats *ev,
 		       const struct optinc_onn_stats *eva)
 {
-	int avg = eva && eva->wrong < ev->wrong;
-	uint32_t wrong = avg ? eva->wrong : ev->wrong;
+	int avg = eva && train_better(eva->wrong, eva->min_margin,
+				      ev->wrong, ev->min_margin);
+	const struct optinc_onn_stats *k = avg ? eva : ev;
 
-	if (wrong >= tr->best_wrong)
+	if (!train_better(k->wrong, k->min_margin, tr->best_wrong,
+			  tr->best_margin))
 		return;
 	optinc_onn_net_copy(&tr->best, avg ? &tr->avg_net : &tr->net);
-	tr->best_wrong = wrong;
+	tr->best_wrong = k->wrong;
+	tr->best_margin = k->min_margin;
 	tr->best_epoch = e + 1;
 	tr->best_avg = avg;
 }
@@ -993,10 +1010,16 @@ static int train_finish(struct trainer *tr)
 	int ret;
 
 	optinc_onn_net_eval(&tr->net, &tr->data, &ev, NULL, 0);
-	if (tr->best_wrong < ev.wrong) {
-		printf("keeping epoch %u's %s (%u wrong; the last epoch's: %u)\n",
-		       tr->best_epoch, tr->best_avg ? "average" : "network",
-		       tr->best_wrong, ev.wrong);
+	if (train_better(tr->best_wrong, tr->best_margin, ev.wrong,
+			 ev.min_margin)) {
+		if (ev.wrong)
+			printf("keeping epoch %u's %s (%u wrong; the last epoch's: %u)\n",
+			       tr->best_epoch, tr->best_avg ? "average" : "network",
+			       tr->best_wrong, ev.wrong);
+		else
+			printf("keeping epoch %u's %s (exact, margin %+.3f; the last epoch's: exact, margin %+.3f)\n",
+			       tr->best_epoch, tr->best_avg ? "average" : "network",
+			       tr->best_margin, ev.min_margin);
 		optinc_onn_net_copy(&tr->net, &tr->best);
 		optinc_onn_net_eval(&tr->net, &tr->data, &ev, NULL, 0);
 	} else if (tr->avg_evaluated && tr->avg_ev.wrong < ev.wrong) {
