@@ -19,7 +19,7 @@
 begin 12 finish
 PY=/usr/bin/python3
 src=models/n8-train/onn-n8.onn
-# models-n8's recipe (tools/onn/build.mk) is --window auto --gap 3; the
+# models-n8-finish's recipe (tools/onn/build.mk) is --window auto --gap 3; the
 # windows written out, as chosen by hand before there was auto:
 win=124-127,120-123,60-63,56-59,28-31,24-27
 gap=3
