@@ -184,7 +184,10 @@ ONN_TRAIN_N16T_1 := -N 16 --approx 2-9 --seed 1 --s-invariant --input-gain 8 \
 # checkpoint.
 ONN_N8A := -N 8 --approx 2-7 --seed 1 --s-low 2 --first-axes --input-gain 8 \
 	   --epochs1 0 --batch 256 --ema 0.999 --keep-best
-ONN_N8AN := $(ONN_N8A) --noise 1e-4 --noise-layers all
+# MZI phase noise 1e-4 on every layer in the loop (n8-axes-noise, n8-axes's
+# last phase)
+ONN_NOISE_1E4 := --noise 1e-4 --noise-layers all
+ONN_N8AN := $(ONN_N8A) $(ONN_NOISE_1E4)
 ONN_PHASES_N8A := 1 2 3 4 5 6 7
 ONN_TRAIN_N8A_1 := $(ONN_N8A) --epochs2 40000 --lr2 2e-3 --stop-after 445
 ONN_TRAIN_N8A_2 := $(ONN_N8A) --epochs2 1250 --lr2 0.0020769116 \
@@ -195,7 +198,7 @@ ONN_TRAIN_N8A_4 := $(ONN_N8A) --epochs2 2900 --lr2 5e-6 --lr-end 1 --boost 3
 ONN_N8A5 := $(ONN_N8A) --epochs2 4300 --lr2 0.00081981027 --lr-end 0.0060989721
 ONN_TRAIN_N8A_5 := $(ONN_N8A5) --revive-hidden 1e-3 --stop-after 3146
 ONN_TRAIN_N8A_6 := $(ONN_N8A5) --stop-after 3389
-ONN_TRAIN_N8A_7 := $(ONN_N8A5) --noise 1e-4 --noise-layers all --stop-margin 0.3
+ONN_TRAIN_N8A_7 := $(ONN_N8A5) $(ONN_NOISE_1E4) --stop-margin 0.3
 ONN_PHASES_N8AN := 1 2 3 4 5
 ONN_TRAIN_N8AN_1 := $(ONN_N8A) --epochs2 40000 --lr2 2e-3 --stop-after 290
 ONN_TRAIN_N8AN_2 := $(ONN_N8AN) --epochs2 40000 --lr2 2e-3 --stop-after 352
