@@ -3,7 +3,9 @@
 # optinc-onn verify --phase-noise SIGMA --seeds K: mean, min and max over the
 # seeds S..S+K-1, each seed's draw the same as a one-seed run with that seed;
 # sigma 0 is the model as designed; bad sigmas and counts refused by name
-# (on the shipped N = 4 model). --noise-layers: naming every layer is the
+# (on the shipped N = 4 model); the wrong points summed over the draws and
+# the most in one draw, the sums of the single-seed runs' counts and what
+# the mean says. --noise-layers: naming every layer is the
 # same as no option, one layer alone is another figure, and bad lists, a
 # layer the model lacks and the option without --phase-noise are refused.
 # --noise-profile: all zero at sigma 0, first order in sigma, one layer's
@@ -18,16 +20,21 @@
 . "$(dirname "$0")/lib.sh"
 M=models/onn-n4.onn
 
-begin 22 noise
+begin 24 noise
 
 # "mean min max" of the one sigma of a verify run
 stats() {
 	"$ONN" verify "$M" "$@" | awk '/^ +[0-9.e-]+ +[0-9.]+ %/ { print $2, $4, $6 }'
 }
 
+# "wrong-in-all-draws most-in-one" of the one sigma of a verify run
+counts() {
+	"$ONN" verify "$M" "$@" | awk '/^ +[0-9.e-]+ +[0-9.]+ %/ { print $8, $9 }'
+}
+
 got=$(stats --phase-noise 0 --seeds 3)
-[ "$got" = "100.0000 100.0000 100.0000" ]
-tap_result $? "sigma 0 over 3 seeds is the model as designed: $got"
+[ "$got" = "100.0000 100.0000 100.0000" ] && [ "$(counts --phase-noise 0 --seeds 3)" = "0 0" ]
+tap_result $? "sigma 0 over 3 seeds is the model as designed: $got, no point wrong"
 
 got=$(stats --phase-noise 1e-2 --seeds 4 --seed 7)
 read -r mean lo hi <<<"$got"
@@ -45,6 +52,22 @@ want=$(echo "$one" | awk '{ s = 0; lo = 101; hi = -1
 awk -v a="$got" -v b="$want" 'BEGIN { split(a, x); split(b, y)
 	exit !((x[1] - y[1])^2 < 1e-8 && x[2] == y[2] && x[3] == y[3]) }'
 tap_result $? "they are seeds 7, 8, 9, 10 run one by one:$one -> $want"
+
+# the counts: every draw's wrong points (28,561 points a draw), summed and
+# the largest, and the same loss as the mean accuracy
+each=""
+for s in 7 8 9 10; do
+	each="$each $(counts --phase-noise 1e-2 --seeds 1 --seed $s | cut -d' ' -f1)"
+done
+want=$(echo "$each" | awk '{ s = 0; hi = 0
+	for (i = 1; i <= NF; i++) { s += $i; if ($i > hi) hi = $i }
+	print s, hi }')
+all=$(counts --phase-noise 1e-2 --seeds 4 --seed 7)
+[ -n "$all" ] && [ "$all" = "$want" ]
+tap_result $? "wrong points of seeds 7..10 (all, most) are the one-by-one counts:$each -> $all"
+awk -v c="$all" -v m="$mean" 'BEGIN { split(c, x)
+	d = 100 * (1 - x[1] / (4 * 28561)) - m; exit !(x[1] > 0 && d * d < 1e-8) }'
+tap_result $? "${all%% *} wrong in 4 draws of 28,561 points is the mean's $mean %"
 
 out=$("$ONN" verify "$M" --phase-noise 1e-3,abc 2>&1)
 [ $? -ne 0 ] && echo "$out" | grep -q "'abc' is not a sigma"
