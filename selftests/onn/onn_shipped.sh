@@ -3,11 +3,12 @@
 # The shipped ONNs (models/): each model verified exhaustively as realised
 # from its phases, each table checked entry by entry against the exact
 # average and against its model, each model's area (from the file) within
-# the paper's Table I figure for its N, and each keeps under MZI phase
-# noise 1e-4 (seeds 1-2) at least the floor below: N = 4 all its points,
-# N = 8 99.99 % (Documentation/onn.md: 1 point lost in 10 draws; the
-# finished N = 8 shipped before it kept 95.15 %, and 38 % before its
-# readout rows were the smallest). TAP output.
+# the paper's Table I figure for its N, and each loses under MZI phase
+# noise 1e-4 (seeds 1-2, both draws together) at most the points below:
+# N = 4 none, N = 8 4 (Documentation/onn.md: 21 points lost in seeds
+# 1-30, in 4 of the draws, none in seeds 1-2; the finished N = 8 shipped
+# before it kept 95.15 %, and 38 % before its readout rows were the
+# smallest). TAP output.
 . "$(dirname "$0")/lib.sh"
 
 set -- models/onn-n*.onn
@@ -19,8 +20,8 @@ fi
 tap_plan $(($# * 4))
 # Table I of the paper: area ratio of the network as built, percent
 declare -A paper_area=([4]=39.3 [8]=40.9 [16]=40.4)
-# phase noise 1e-4: the least mean accuracy over seeds 1-2, percent
-declare -A noise_floor=([4]=100 [8]=99.99)
+# phase noise 1e-4: the most points wrong in seeds 1-2's draws together
+declare -A noise_lost=([4]=0 [8]=4)
 for model in "$@"; do
 	members=${model#models/onn-n}
 	members=${members%.onn}
@@ -37,10 +38,12 @@ for model in "$@"; do
 	awk -v r="$ratio" -v p="${paper_area[$members]:-0}" \
 		'BEGIN { exit !(r + 0 > 0 && r + 0 <= p + 0) }'
 	tap_result $? "N = $members: area $ratio % <= the paper's ${paper_area[$members]:-?} % ($total)"
-	acc=$("$ONN" verify "$model" --phase-noise 1e-4 --seeds 2 |
-		awk '/^ +0.0001 / { print $2 }')
-	awk -v a="${acc:-0}" -v f="${noise_floor[$members]:-101}" \
-		'BEGIN { exit !(a + 0 >= f + 0) }'
-	tap_result $? "N = $members: phase noise 1e-4, seeds 1-2: ${acc:-?} % of the points, at least ${noise_floor[$members]:-?} %"
+	# "mean% wrong-in-both-draws"
+	got=$("$ONN" verify "$model" --phase-noise 1e-4 --seeds 2 |
+		awk '/^ +0.0001 / { print $2, $8 }')
+	read -r acc lost <<<"$got"
+	awk -v n="${lost:-x}" -v f="${noise_lost[$members]:--1}" \
+		'BEGIN { exit !(n ~ /^[0-9]+$/ && n + 0 <= f + 0) }'
+	tap_result $? "N = $members: phase noise 1e-4, seeds 1-2: ${acc:-?} % of the points, ${lost:-?} wrong in the two draws, at most ${noise_lost[$members]:-?}"
 done
 tap_end
