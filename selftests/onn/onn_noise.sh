@@ -10,7 +10,9 @@
 # layer the model lacks and the option without --phase-noise are refused.
 # --noise-profile: all zero at sigma 0, first order in sigma, one layer's
 # figures the same alone as among all, dense layers included, and refused
-# without --phase-noise. And train --noise (phase noise in the loop):
+# without --phase-noise. --hot N: its lost points are the accuracy's, its
+# rms move --noise-profile's, its N outputs ranked by rms move / margin,
+# and bad counts refused. And train --noise (phase noise in the loop):
 # it changes the trained model, the same file every time and after a pause
 # and resume, and an out-of-range sigma is refused; train --noise-layers:
 # by default the blocks, the dense layers through their SVD meshes when
@@ -20,7 +22,7 @@
 . "$(dirname "$0")/lib.sh"
 M=models/onn-n4.onn
 
-begin 24 noise
+begin 28 noise
 
 # "mean min max" of the one sigma of a verify run
 stats() {
@@ -122,6 +124,39 @@ echo "$one" | awk -v l3="$l3" '
 	$1 == "all" && $2 != a { bad = 1 }
 	END { exit bad || NR != 7 }'
 tap_result $? "--noise-layers 3: layer 3's dW/W and outputs' move as among all six ($l3), the together line its own, the others '-'"
+
+# --hot: the same draws as the accuracy's, every output of every point's
+# move; the summary "moves by R rms; A points lost in all, D points in
+# some draw; P outputs moved past their margin in some draw, H past half"
+hotsum() {
+	awk '$1 == "outputs" && $2 == "move" { print $4, $6, $11, $16, $25 }'
+}
+out=$("$ONN" verify "$M" --phase-noise 3e-3 --seeds 3 --seed 4 --hot 6)
+acc=$(echo "$out" | awk '/^ +[0-9.e-]+ +[0-9.]+ %/ { print $8 }')
+sum=$(echo "$out" | hotsum)
+echo "$sum" | awk -v a="$acc" '{ exit !(NF == 5 && $2 == a && a > 0 &&
+	0 < $3 && $3 <= $2 && $3 <= $4 && $4 <= $5) }'
+tap_result $? "--hot at 3e-3, seeds 4..6: its points lost are verify's ($acc); lost in some draw <= in all, <= outputs past their margin <= past half ($sum)"
+# rank, sums, exact, output, clean y, margin, rms move, max move, ratio
+rank=$(echo "$out" | awk '/^ +rank/ { t = 1; next } t && NF == 9')
+echo "$rank" | awk '{ if ($1 != NR || !($8 >= $7) || !($6 > 0) ||
+		($7 / $6 - $9)^2 > 0.006^2 || (NR > 1 && $9 > last)) bad = 1
+		last = $9 }
+	END { exit bad || NR != 6 }'
+tap_result $? "--hot 6: six outputs ranked 1-6 by rms move / margin, not rising, each ratio its row's rms / margin, max move >= rms ($(echo "$rank" | head -1 | tr -s ' '))"
+one=$("$ONN" verify "$M" --phase-noise 3e-3 --seeds 1 --seed 5 --hot 1 --noise-profile)
+sum=$(echo "$one" | hotsum)
+all=$(echo "$one" | awk '/together: outputs move by/ { print $5 }')
+echo "$sum" | awk -v p="$all" '{ exit !($2 == $3 && $2 > 0 && $1 == p) }'
+tap_result $? "--hot over one draw: lost in some draw is lost in all, and the rms move is --noise-profile's ($all): $sum"
+bad=0
+for v in 0 x 2y; do
+	out=$("$ONN" verify "$M" --phase-noise 1e-3 --seeds 1 --hot "$v" 2>&1)
+	[ $? -ne 0 ] && echo "$out" | grep -q -- "--hot '$v'" || bad=1
+done
+out2=$("$ONN" verify "$M" --hot 3 2>&1)
+[ $? -ne 0 ] && echo "$out2" | grep -q -- "--hot without --phase-noise" || bad=1
+tap_result $bad "--hot 0, x and 2y are refused by name ($(echo "$out" | head -1)), and --hot without --phase-noise"
 
 # noise in the training loop (stage 2 only: --epochs1 0)
 args="-N 2 --seed 5 --epochs1 0 --epochs2 8 --batch 256 --slack 0.5"

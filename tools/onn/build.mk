@@ -4,7 +4,7 @@
 
 ONN_LIB_SRCS := model.c mesh.c approx.c area.c realise.c eval.c table.c \
 		rng.c spec.c net.c data.c ckpt.c train.c verify.c inspect.c \
-		construct.c fold.c cascade.c lp.c finish.c profile.c
+		construct.c fold.c cascade.c lp.c finish.c profile.c hot.c
 ONN_LIB_OBJS := $(ONN_LIB_SRCS:%.c=$(O)/tools/onn/%.o)
 ONN_OBJS := $(ONN_LIB_OBJS) $(O)/tools/onn/main.o
 ONN_BIN	 := $(O)/bin/optinc-onn

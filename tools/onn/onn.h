@@ -126,6 +126,9 @@ struct optinc_onn_profile {
 	double all;				/* output error rms, together */
 };
 
+int optinc_onn_hot(const struct optinc_onn *m, double sigma,
+		   unsigned int trials, uint64_t seed, uint32_t layers,
+		   unsigned int top);
 int optinc_onn_noise_profile(const struct optinc_onn *m, double sigma,
 			     uint64_t seed, uint32_t layers,
 			     struct optinc_onn_profile *p);

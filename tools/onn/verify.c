@@ -140,12 +140,13 @@ static void verify_layer_names(const struct optinc_onn *m, uint32_t layers,
 
 /*
  * Accuracy at each sigma of @list (checked by verify_sigmas_ok(): numbers
- * and commas), then, with @profile, each sigma's profile. The list is
- * walked, not cut up, so that the second loop reads it whole again.
+ * and commas), then, with @profile, each sigma's profile, and with @hot,
+ * each sigma's @hot steepest outputs of points. The list is walked, not
+ * cut up, so that the later loops read it whole again.
  */
 static int verify_noise_list(const struct optinc_onn *m, const char *list,
 			     unsigned int trials, uint64_t seed,
-			     uint32_t layers, int profile)
+			     uint32_t layers, int profile, unsigned int hot)
 {
 	const char *p;
 	char *end, names[160];
@@ -160,6 +161,9 @@ static int verify_noise_list(const struct optinc_onn *m, const char *list,
 		err = verify_noise(m, strtod(p, &end), trials, seed, layers);
 	for (p = list, end = NULL; profile && !err && (!end || *end); p = end + 1)
 		err = verify_profile(m, strtod(p, &end), trials, seed, layers);
+	for (p = list, end = NULL; hot && !err && (!end || *end); p = end + 1)
+		err = optinc_onn_hot(m, strtod(p, &end), trials, seed, layers,
+				     hot);
 	return err;
 }
 
@@ -171,6 +175,7 @@ static const struct option verify_opts[] = {
 	{ "seed", required_argument, NULL, 's' },
 	{ "noise-layers", required_argument, NULL, 'l' },
 	{ "noise-profile", no_argument, NULL, 'p' },
+	{ "hot", required_argument, NULL, 'H' },
 	{ "require-exact", no_argument, NULL, 'x' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
@@ -196,17 +201,18 @@ static int verify_sigmas_ok(const char *list)
 	return 0;
 }
 
-static int verify_seeds(const char *arg, unsigned int *trials)
+/* A count option's value, 1..100000, or its name and value refused. */
+static int verify_count(const char *opt, const char *arg, unsigned int *v)
 {
 	char *end;
-	unsigned long v = strtoul(arg, &end, 10);
+	unsigned long n = strtoul(arg, &end, 10);
 
-	if (end == arg || *end || !v || v > 100000) {
-		fprintf(stderr, "optinc-onn: verify: --seeds '%s': need a count of 1..100000\n",
-			arg);
+	if (end == arg || *end || !n || n > 100000) {
+		fprintf(stderr, "optinc-onn: verify: --%s '%s': need a count of 1..100000\n",
+			opt, arg);
 		return -EINVAL;
 	}
-	*trials = v;
+	*v = n;
 	return 0;
 }
 
@@ -218,6 +224,7 @@ struct verify_args {
 	uint64_t seed;
 	uint32_t layers;
 	int exact, profile;
+	unsigned int hot;	/* --hot: outputs of points to list */
 };
 
 /*
@@ -249,10 +256,11 @@ static int verify_parse(int argc, char **argv, struct verify_args *a,
 	       (opt = getopt_long(argc, argv, "o:h", verify_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n': a->noise = optarg; err = verify_sigmas_ok(optarg); break;
-		case 't': err = verify_seeds(optarg, &a->trials); break;
+		case 't': err = verify_count("seeds", optarg, &a->trials); break;
 		case 's': a->seed = strtoull(optarg, NULL, 0); break;
 		case 'l': a->layer_list = optarg; break;
 		case 'p': a->profile = 1; break;
+		case 'H': err = verify_count("hot", optarg, &a->hot); break;
 		case 'x': a->exact = 1; break;
 		case 'o': a->out = optarg; break;
 		case 'h': printf("%s", usage); return 1;
@@ -268,6 +276,10 @@ static int verify_parse(int argc, char **argv, struct verify_args *a,
 	}
 	if (a->profile && !a->noise) {
 		fprintf(stderr, "optinc-onn: verify: --noise-profile without --phase-noise\n");
+		return -EINVAL;
+	}
+	if (a->hot && !a->noise) {
+		fprintf(stderr, "optinc-onn: verify: --hot without --phase-noise\n");
 		return -EINVAL;
 	}
 	if (optind + 1 != argc) {
@@ -314,7 +326,7 @@ static int verify_run(struct verify_args *a, int compile)
 	optinc_onn_eval_free(&ev);
 	if (!err && a->noise && !compile)
 		err = verify_noise_list(&m, a->noise, a->trials, a->seed,
-					  a->layers, a->profile);
+					  a->layers, a->profile, a->hot);
 out_free:
 	optinc_onn_free(&m);
 	return err;
@@ -324,12 +336,14 @@ int optinc_onn_cmd_verify(int argc, char **argv)
 {
 	struct verify_args a;
 	int err = verify_parse(argc, argv, &a,
-		"usage: optinc-onn verify MODEL [--phase-noise S1,S2,.. [--seeds K] [--seed S] [--noise-layers L] [--noise-profile]] [--require-exact]\n"
+		"usage: optinc-onn verify MODEL [--phase-noise S1,S2,.. [--seeds K] [--seed S] [--noise-layers L] [--noise-profile] [--hot N]] [--require-exact]\n"
 		"  --phase-noise (or --noise): N(0, S^2) rad on every MZI and output phase\n"
 		"  --seeds (or --trials) K: noise draws with seeds S..S+K-1 (5); mean, min, max\n"
 		"  --noise-layers L: only layers L (e.g. 1,8 or 2-7; 1 = the first) get their draws\n"
 		"  --noise-profile: also, per layer, how far the draws move its matrix, the\n"
-		"    outputs with it perturbed alone, and its activations with L together\n");
+		"    outputs with it perturbed alone, and its activations with L together\n"
+		"  --hot N: also, over the same draws, how far each output of each point\n"
+		"    moves, and the N that move most for their clean margin (rms / margin)\n");
 
 	if (err)
 		return err > 0 ? 0 : err;
