@@ -721,6 +721,36 @@ void optinc_onn_net_noise_remove(struct optinc_onn_net *n)
 	}
 }
 
+/**
+ * optinc_onn_net_noise_eval() - the domain through one noisy chip
+ * @probe: scratch network of @n's configuration; holds the chip after
+ * @n:     the network (not changed)
+ * @sigma, @layers, @rng: the draw, as optinc_onn_net_noise_sample()
+ * @st, @worst: as optinc_onn_net_eval(), of the perturbed network
+ *
+ * What the training steps see with --noise, for every row at once
+ * (train --noise-hot). Return: 0 or -ENOMEM.
+ */
+int optinc_onn_net_noise_eval(struct optinc_onn_net *probe,
+			      const struct optinc_onn_net *n,
+			      const struct optinc_onn_data *d, float sigma,
+			      uint32_t layers, struct optinc_onn_rng *rng,
+			      struct optinc_onn_stats *st, float *worst)
+{
+	unsigned int l;
+	int err;
+
+	optinc_onn_net_copy(probe, n);
+	for (l = 0; l < n->nl; l++)
+		probe->l[l].manifold = n->l[l].manifold;
+	err = optinc_onn_net_noise_sample(probe, sigma, layers, rng);
+	if (err)
+		return err;
+	optinc_onn_net_noise_apply(probe);
+	optinc_onn_net_eval(probe, d, st, NULL, 0, worst);
+	return 0;
+}
+
 /* Every approximated layer onto its Sigma * U blocks. */
 int optinc_onn_net_project(struct optinc_onn_net *n,
 			   const struct optinc_onn_cfg *c,
@@ -756,12 +786,13 @@ int optinc_onn_net_manifold(struct optinc_onn_net *n,
  * Loss-free pass over the whole domain: wrong points, the worst margin
  * (distance of an output inside its target symbol's interval, negative
  * when wrong) and, when @active is not NULL, which points have an output
- * closer than @thresh to leaving that interval (1, or 2 when wrong).
+ * closer than @thresh to leaving that interval (1, or 2 when wrong);
+ * when @worst is not NULL, every point's worst margin.
  */
 void optinc_onn_net_eval(struct optinc_onn_net *n,
 			 const struct optinc_onn_data *d,
 			 struct optinc_onn_stats *st, uint8_t *active,
-			 float thresh)
+			 float thresh, float *worst_of)
 {
 	unsigned int rows, r, k;
 	uint32_t i;
@@ -792,6 +823,8 @@ void optinc_onn_net_eval(struct optinc_onn_net *n,
 				st->min_margin = worst;
 			if (active)
 				active[i + r] = worst < thresh ? 1 + !!bad : 0;
+			if (worst_of)
+				worst_of[i + r] = worst;
 		}
 	}
 }

@@ -63,6 +63,11 @@ struct trainer {
 	float revive_hidden;		/* hidden units' new top (0: off) */
 	float lr_first;			/* first layer's weights: rate times this */
 	int init_rows;			/* hidden hinges through random rows */
+	unsigned int noise_hot;		/* --noise-hot: draws per evaluation */
+	uint8_t *hot;			/* ... rows a draw moved; trained */
+	float *clean, *noisy;		/* ... each row's worst margin */
+	struct optinc_onn_net probe;	/* ... the network a draw perturbs */
+	uint32_t hot_lost, hot_rows;	/* ... the last evaluation's */
 };
 
 /* SIGINT or SIGTERM during a run: end it after the current epoch. */
@@ -244,7 +249,7 @@ static void train_report(struct trainer *tr, unsigned int e, int stage,
 {
 	const struct optinc_onn_cfg *c = &tr->cfg;
 	unsigned int total = c->epochs1 + c->epochs2;
-	char eta[32], exact[96] = "", avg[96] = "";
+	char eta[32], exact[96] = "", avg[96] = "", hot[96] = "";
 
 	train_eta(eta, sizeof(eta), tr->avg_dt * (total - e - 1));
 	if (ev)
@@ -255,10 +260,58 @@ static void train_report(struct trainer *tr, unsigned int e, int stage,
 		snprintf(avg, sizeof(avg), " average %.4f%% (%u wrong) margin %+.3f",
 			 100.0 * (tr->data.domain - eva->wrong) / tr->data.domain,
 			 eva->wrong, eva->min_margin);
-	printf("epoch %u/%u stage %d lr %.2e loss %.4e trained %u%s%s %.3f s/epoch ETA %s\n",
-	       e + 1, total, stage, lr, st->loss, st->trained, exact, avg, dt,
-	       eta);
+	if (ev && stage == 2 && tr->noise_hot)
+		snprintf(hot, sizeof(hot), " noisy %u wrong in %u draws, %u hot",
+			 tr->hot_lost, tr->noise_hot, tr->hot_rows);
+	printf("epoch %u/%u stage %d lr %.2e loss %.4e trained %u%s%s%s %.3f s/epoch ETA %s\n",
+	       e + 1, total, stage, lr, st->loss, st->trained, exact, hot, avg,
+	       dt, eta);
 	fflush(stdout);
+}
+
+/*
+ * --noise-hot K: after each clean evaluation of stage 2, K chips with the
+ * --noise error. Phase noise moves a few outputs by many times its rms
+ * (steep outputs at a few inputs: Documentation/onn.md section 2, "Where
+ * the shipped N = 8 loses its points"), so a point with a wide clean
+ * margin is lost while the clean evaluation never puts it among the rows
+ * trained. A row that a draw takes past half its worst margin on the chip
+ * without noise (sigma 0: the realised phases, as verify --hot compares;
+ * the float network differs from it by about 1e-6, more than the margin
+ * of a row about to cross) is hot: it is trained from then on, with the
+ * noise of the steps, and weighs 1 + boost (tr->hot, not in the
+ * checkpoint). The draws of the evaluation before epoch @e come from
+ * (seed, e), a stream of their own. Return: 0 or -ENOMEM.
+ */
+static int train_noise_hot(struct trainer *tr, unsigned int e)
+{
+	const struct optinc_onn_cfg *c = &tr->cfg;
+	struct optinc_onn_stats st;
+	struct optinc_onn_rng rng;
+	unsigned int k;
+	uint32_t i;
+	int err = 0;
+
+	tr->hot_lost = 0;
+	optinc_onn_rng_seed(&rng, c->seed * 0xc2b2ae3d27d4eb4full + e + 1);
+	err = optinc_onn_net_noise_eval(&tr->probe, &tr->net, &tr->data, 0.0f,
+					tr->noise_layers, &rng, &st, tr->clean);
+	for (k = 0; k < tr->noise_hot && !err; k++) {
+		err = optinc_onn_net_noise_eval(&tr->probe, &tr->net, &tr->data,
+						c->noise, tr->noise_layers, &rng,
+						&st, tr->noisy);
+		tr->hot_lost += st.wrong;
+		for (i = 0; i < tr->data.n && !err; i++)
+			tr->hot[i] |= tr->clean[i] > 0 &&
+				      tr->noisy[i] < tr->clean[i] / 2;
+	}
+	tr->hot_rows = 0;
+	for (i = 0; i < tr->data.n; i++) {
+		tr->hot_rows += tr->hot[i];
+		if (tr->hot[i])
+			tr->active[i] = 2;
+	}
+	return err;
 }
 
 /*
@@ -281,28 +334,35 @@ static int train_stage_start(struct trainer *tr, unsigned int e)
 	}
 	if (!err && e >= c->epochs1 && !tr->active_valid) {
 		optinc_onn_net_eval(&tr->net, &tr->data, &ev, tr->active,
-				    c->margin2 + c->slack);
+				    c->margin2 + c->slack, NULL);
 		tr->active_valid = 1;
+		if (tr->noise_hot)
+			err = train_noise_hot(tr, e);
 	}
 	return err;
 }
 
-/* After epoch e: evaluate (every stage-2 epoch), decide whether done. */
+/*
+ * After epoch e: evaluate (every stage-2 epoch), decide whether done.
+ * Return: 1 when evaluated, 0 when not, or -ENOMEM (--noise-hot).
+ */
 static int train_epoch_end(struct trainer *tr, unsigned int e, int stage,
 			   struct optinc_onn_stats *ev)
 {
 	const struct optinc_onn_cfg *c = &tr->cfg;
 	int last = e + 1 == c->epochs1 || e + 1 == c->epochs1 + c->epochs2;
+	int err;
 
 	if (stage == 2) {
 		optinc_onn_net_eval(&tr->net, &tr->data, ev, tr->active,
-				    c->margin2 + c->slack);
+				    c->margin2 + c->slack, NULL);
 		if (!ev->wrong && ev->min_margin >= c->stop_margin)
 			tr->prog.done = 1;
-		return 1;
+		err = tr->noise_hot ? train_noise_hot(tr, e + 1) : 0;
+		return err ? err : 1;
 	}
 	if (last || (c->eval_every && (e + 1) % c->eval_every == 0)) {
-		optinc_onn_net_eval(&tr->net, &tr->data, ev, NULL, 0);
+		optinc_onn_net_eval(&tr->net, &tr->data, ev, NULL, 0, NULL);
 		return 1;
 	}
 	return 0;
@@ -318,7 +378,7 @@ static int train_average(struct trainer *tr, struct optinc_onn_stats *eva)
 	if (!(tr->ema > 0) || !tr->avg_valid)
 		return 0;
 	optinc_onn_net_ema_realise(&tr->avg_net, &tr->avg, &tr->net);
-	optinc_onn_net_eval(&tr->avg_net, &tr->data, eva, NULL, 0);
+	optinc_onn_net_eval(&tr->avg_net, &tr->data, eva, NULL, 0, NULL);
 	tr->avg_ev = *eva;
 	tr->avg_evaluated = 1;
 	if (!eva->wrong && eva->min_margin >= tr->cfg.stop_margin)
@@ -377,6 +437,8 @@ static int train_one(struct trainer *tr, unsigned int e, double *dt)
 	if (err)
 		return err;
 	shown = train_epoch_end(tr, e, stage, &ev);
+	if (shown < 0)
+		return shown;
 	if (stage == 2)
 		averaged = train_average(tr, &eva);
 	if (stage == 2 && tr->keep_best)
@@ -492,6 +554,10 @@ static void train_usage(FILE *f)
 		"  --noise-every S         a new noise draw every S steps (16)\n"
 		"  --noise-layers L        the layers --noise perturbs, dense ones through their\n"
 		"                          SVD meshes (as 2-7 or all; default: the blocks')\n"
+		"  --noise-hot K           stage 2 (with --noise): after each evaluation, K\n"
+		"                          chips with that noise; a row one of them takes\n"
+		"                          within margin2 + slack is trained from then on\n"
+		"                          (0: off; K <= 100; not in the checkpoint)\n"
 		"  --boost F               stage 2: rows wrong at the last evaluation weigh\n"
 		"                          1 + F times their weight (0; not in the checkpoint)\n"
 		"  --ema DECAY             stage 2: also evaluate, every epoch, the exponential\n"
@@ -517,7 +583,7 @@ enum {
 	OPT_SINV, OPT_SLOW, OPT_SWEIGHTS, OPT_RETRACT, OPT_GAIN, OPT_NOISE, OPT_NOISE_EVERY,
 	OPT_NOISE_LAYERS,
 	OPT_KEEP_BEST, OPT_BOOST, OPT_EMA, OPT_REVIVE, OPT_LR_FIRST,
-	OPT_REVIVE_HIDDEN, OPT_INIT, OPT_FIRST_AXES,
+	OPT_REVIVE_HIDDEN, OPT_INIT, OPT_FIRST_AXES, OPT_NOISE_HOT,
 };
 
 static const struct option train_opts[] = {
@@ -554,6 +620,7 @@ static const struct option train_opts[] = {
 	{ "noise", required_argument, NULL, OPT_NOISE },
 	{ "noise-every", required_argument, NULL, OPT_NOISE_EVERY },
 	{ "noise-layers", required_argument, NULL, OPT_NOISE_LAYERS },
+	{ "noise-hot", required_argument, NULL, OPT_NOISE_HOT },
 	{ "boost", required_argument, NULL, OPT_BOOST },
 	{ "ema", required_argument, NULL, OPT_EMA },
 	{ "revive", required_argument, NULL, OPT_REVIVE },
@@ -625,6 +692,7 @@ static int train_number_set(struct trainer *tr, int opt, unsigned long u,
 	case OPT_STOP_AFTER: tr->stop_after = u; break;
 	case OPT_NOISE: c->noise = f; break;
 	case OPT_NOISE_EVERY: tr->noise_every = u; break;
+	case OPT_NOISE_HOT: tr->noise_hot = u; break;
 	case OPT_BOOST: tr->boost = f; break;
 	case OPT_EMA: tr->ema = f; break;
 	case OPT_LR_FIRST: tr->lr_first = f; break;
@@ -836,6 +904,11 @@ static int train_check(struct trainer *tr, const char *arch, const char *approx)
 			tr->lr_first);
 		return -EINVAL;
 	}
+	if (tr->noise_hot > 100 || (tr->noise_hot && !(c->noise > 0))) {
+		fprintf(stderr, "optinc-onn: train: --noise-hot %u: need K <= 100, and --noise\n",
+			tr->noise_hot);
+		return -EINVAL;
+	}
 	if (!(tr->revive_hidden >= 0 && tr->revive_hidden <= 10)) {
 		fprintf(stderr, "optinc-onn: train: --revive-hidden %g: need 0 <= TOP <= 10 (0: off)\n",
 			tr->revive_hidden);
@@ -945,11 +1018,17 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 		err = optinc_onn_net_alloc(&tr->avg, &tr->cfg);
 	if (!err && tr->ema > 0)
 		err = optinc_onn_net_alloc(&tr->avg_net, &tr->cfg);
+	if (!err && tr->noise_hot)
+		err = optinc_onn_net_alloc(&tr->probe, &tr->cfg);
+	tr->hot = calloc(tr->data.n, 1);
+	tr->clean = malloc(sizeof(float) * tr->data.n);
+	tr->noisy = malloc(sizeof(float) * tr->data.n);
 	tr->perm = malloc(sizeof(uint32_t) * tr->data.n);
 	tr->tbatch = malloc((size_t)tr->cfg.batch * tr->data.out);
 	tr->wbatch = malloc(sizeof(float) * tr->cfg.batch);
 	tr->active = malloc(tr->data.n);
-	if (err || !tr->perm || !tr->tbatch || !tr->wbatch || !tr->active) {
+	if (err || !tr->perm || !tr->tbatch || !tr->wbatch || !tr->active ||
+	    !tr->hot || !tr->clean || !tr->noisy) {
 		fprintf(stderr, "optinc-onn: train: out of memory\n");
 		return -ENOMEM;
 	}
@@ -995,11 +1074,15 @@ static void train_teardown(struct trainer *tr)
 	optinc_onn_net_free(&tr->best);
 	optinc_onn_net_free(&tr->avg);
 	optinc_onn_net_free(&tr->avg_net);
+	optinc_onn_net_free(&tr->probe);
 	optinc_onn_data_free(&tr->data);
 	free(tr->perm);
 	free(tr->tbatch);
 	free(tr->wbatch);
 	free(tr->active);
+	free(tr->hot);
+	free(tr->clean);
+	free(tr->noisy);
 }
 
 static int train_finish(struct trainer *tr)
@@ -1009,7 +1092,7 @@ static int train_finish(struct trainer *tr)
 	char err[512];
 	int ret;
 
-	optinc_onn_net_eval(&tr->net, &tr->data, &ev, NULL, 0);
+	optinc_onn_net_eval(&tr->net, &tr->data, &ev, NULL, 0, NULL);
 	if (train_better(tr->best_wrong, tr->best_margin, ev.wrong,
 			 ev.min_margin)) {
 		if (ev.wrong)
@@ -1021,7 +1104,7 @@ static int train_finish(struct trainer *tr)
 			       tr->best_epoch, tr->best_avg ? "average" : "network",
 			       tr->best_margin, ev.min_margin);
 		optinc_onn_net_copy(&tr->net, &tr->best);
-		optinc_onn_net_eval(&tr->net, &tr->data, &ev, NULL, 0);
+		optinc_onn_net_eval(&tr->net, &tr->data, &ev, NULL, 0, NULL);
 	} else if (tr->avg_evaluated && tr->avg_ev.wrong < ev.wrong) {
 		/* avg_net is still the last epoch's average, as evaluated */
 		printf("writing the average (%u wrong; the last epoch's network: %u)\n",

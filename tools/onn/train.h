@@ -128,11 +128,16 @@ int optinc_onn_net_manifold(struct optinc_onn_net *n,
 void optinc_onn_net_eval(struct optinc_onn_net *n,
 			 const struct optinc_onn_data *d,
 			 struct optinc_onn_stats *st, uint8_t *active,
-			 float thresh);
+			 float thresh, float *worst);
 int optinc_onn_net_noise_sample(struct optinc_onn_net *n, float sigma,
 				uint32_t layers, struct optinc_onn_rng *rng);
 void optinc_onn_net_noise_apply(struct optinc_onn_net *n);
 void optinc_onn_net_noise_remove(struct optinc_onn_net *n);
+int optinc_onn_net_noise_eval(struct optinc_onn_net *probe,
+			      const struct optinc_onn_net *n,
+			      const struct optinc_onn_data *d, float sigma,
+			      uint32_t layers, struct optinc_onn_rng *rng,
+			      struct optinc_onn_stats *st, float *worst);
 int optinc_onn_net_export(struct optinc_onn_net *n,
 			  const struct optinc_onn_cfg *c, float in_scale,
 			  struct optinc_onn *m);
