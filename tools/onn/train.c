@@ -1021,15 +1021,18 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 		err = optinc_onn_net_alloc(&tr->avg_net, &tr->cfg);
 	if (!err && tr->noise_hot)
 		err = optinc_onn_net_alloc(&tr->probe, &tr->cfg);
-	tr->hot = calloc(tr->data.n, 1);
-	tr->clean = malloc(sizeof(float) * tr->data.n);
-	tr->noisy = malloc(sizeof(float) * tr->data.n);
+	if (!err && tr->noise_hot) {
+		tr->hot = calloc(tr->data.n, 1);
+		tr->clean = malloc(sizeof(float) * tr->data.n);
+		tr->noisy = malloc(sizeof(float) * tr->data.n);
+		if (!tr->hot || !tr->clean || !tr->noisy)
+			err = -ENOMEM;
+	}
 	tr->perm = malloc(sizeof(uint32_t) * tr->data.n);
 	tr->tbatch = malloc((size_t)tr->cfg.batch * tr->data.out);
 	tr->wbatch = malloc(sizeof(float) * tr->cfg.batch);
 	tr->active = malloc(tr->data.n);
-	if (err || !tr->perm || !tr->tbatch || !tr->wbatch || !tr->active ||
-	    !tr->hot || !tr->clean || !tr->noisy) {
+	if (err || !tr->perm || !tr->tbatch || !tr->wbatch || !tr->active) {
 		fprintf(stderr, "optinc-onn: train: out of memory\n");
 		return -ENOMEM;
 	}
