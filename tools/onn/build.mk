@@ -50,7 +50,8 @@ TEST_PROGS += $(ONN_TEST_BINS) selftests/onn/onn_e2e.sh selftests/onn/onn_constr
 	      selftests/onn/onn_stop.sh selftests/onn/onn_revive.sh \
 	      selftests/onn/onn_lrfirst.sh selftests/onn/onn_revive_hidden.sh \
 	      selftests/onn/onn_init.sh selftests/onn/onn_finish.sh \
-	      selftests/onn/onn_axes.sh selftests/onn/onn_noise_hot.sh
+	      selftests/onn/onn_axes.sh selftests/onn/onn_noise_hot.sh \
+	      selftests/onn/onn_best_noise.sh
 
 # `make models`: retrain the shipped ONNs with their fixed seeds, verify
 # them exhaustively and compile their tables (hours on one core; a rerun

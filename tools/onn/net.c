@@ -751,6 +751,41 @@ int optinc_onn_net_noise_eval(struct optinc_onn_net *probe,
 	return 0;
 }
 
+/**
+ * optinc_onn_net_noise_lost() - points lost over a fixed set of chips
+ * @seed:  the chips' stream: the same @seed gives any two networks the
+ *         same phase errors, chip by chip (the draw consumes the same
+ *         normals, in the same order, for every network of a shape), so
+ *         their counts differ by the networks, not by the draws
+ * @draws: chips
+ * @limit: stop after the chip that takes the sum past it (then *@lost is
+ *         only a bound: more than @limit)
+ * @lost:  domain points wrong, summed over the chips
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int optinc_onn_net_noise_lost(struct optinc_onn_net *probe,
+			      const struct optinc_onn_net *n,
+			      const struct optinc_onn_data *d, float sigma,
+			      uint32_t layers, uint64_t seed,
+			      unsigned int draws, uint64_t limit,
+			      uint64_t *lost)
+{
+	struct optinc_onn_stats st;
+	struct optinc_onn_rng rng;
+	unsigned int k;
+	int err = 0;
+
+	optinc_onn_rng_seed(&rng, seed);
+	*lost = 0;
+	for (k = 0; k < draws && !err && *lost <= limit; k++) {
+		err = optinc_onn_net_noise_eval(probe, n, d, sigma, layers,
+						&rng, &st, NULL);
+		*lost += st.wrong;
+	}
+	return err;
+}
+
 /* Every approximated layer onto its Sigma * U blocks. */
 int optinc_onn_net_project(struct optinc_onn_net *n,
 			   const struct optinc_onn_cfg *c,

@@ -68,6 +68,12 @@ struct trainer {
 	float *clean, *noisy;		/* ... each row's worst margin */
 	struct optinc_onn_net probe;	/* ... the network a draw perturbs */
 	uint32_t hot_lost, hot_rows;	/* ... the last evaluation's */
+	unsigned int best_noise;	/* --best-noise: chips per check */
+	unsigned int best_every;	/* ... epochs between two checks */
+	uint64_t best_lost;		/* ... the kept one's; UINT64_MAX: none */
+	uint64_t lost[2];		/* ... this epoch's network, average */
+	int cut[2];			/* ... counts stopped past the kept one */
+	int scored;			/* ... lost[] is of this epoch */
 };
 
 /* SIGINT or SIGTERM during a run: end it after the current epoch. */
@@ -242,6 +248,31 @@ static void train_eta(char *buf, size_t len, double s)
 	snprintf(buf, len, "%lu:%02lu:%02lu", t / 3600, t / 60 % 60, t % 60);
 }
 
+/*
+ * " 30 chips lose: network 12+, average 4 (kept: 4)": "-" not exact, "12+"
+ * stopped at 12 (past the kept one's count)
+ */
+static void train_say_lost(const struct trainer *tr, char *buf, size_t len)
+{
+	char v[3][24];
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (tr->lost[i] == UINT64_MAX)
+			snprintf(v[i], sizeof(v[i]), "-");
+		else
+			snprintf(v[i], sizeof(v[i]), "%llu%s",
+				 (unsigned long long)tr->lost[i],
+				 tr->cut[i] ? "+" : "");
+	if (tr->best_lost == UINT64_MAX)
+		snprintf(v[2], sizeof(v[2]), "-");
+	else
+		snprintf(v[2], sizeof(v[2]), "%llu",
+			 (unsigned long long)tr->best_lost);
+	snprintf(buf, len, " %u chips lose: network %s, average %s (kept: %s)",
+		 tr->best_noise, v[0], tr->ema > 0 ? v[1] : "-", v[2]);
+}
+
 static void train_report(struct trainer *tr, unsigned int e, int stage,
 			 float lr, const struct optinc_onn_stats *st,
 			 const struct optinc_onn_stats *ev,
@@ -249,7 +280,7 @@ static void train_report(struct trainer *tr, unsigned int e, int stage,
 {
 	const struct optinc_onn_cfg *c = &tr->cfg;
 	unsigned int total = c->epochs1 + c->epochs2;
-	char eta[32], exact[96] = "", avg[96] = "", hot[96] = "";
+	char eta[32], exact[96] = "", avg[96] = "", hot[96] = "", chips[128] = "";
 
 	train_eta(eta, sizeof(eta), tr->avg_dt * (total - e - 1));
 	if (ev)
@@ -263,9 +294,11 @@ static void train_report(struct trainer *tr, unsigned int e, int stage,
 	if (ev && stage == 2 && tr->noise_hot)
 		snprintf(hot, sizeof(hot), " noisy %u wrong in %u draws, %u hot",
 			 tr->hot_lost, tr->noise_hot, tr->hot_rows);
-	printf("epoch %u/%u stage %d lr %.2e loss %.4e trained %u%s%s%s %.3f s/epoch ETA %s\n",
+	if (tr->scored)
+		train_say_lost(tr, chips, sizeof(chips));
+	printf("epoch %u/%u stage %d lr %.2e loss %.4e trained %u%s%s%s%s %.3f s/epoch ETA %s\n",
 	       e + 1, total, stage, lr, st->loss, st->trained, exact, hot, avg,
-	       dt, eta);
+	       chips, dt, eta);
 	fflush(stdout);
 }
 
@@ -399,23 +432,86 @@ static int train_better(uint32_t wrong, double margin, uint32_t than_wrong,
 	       (!wrong && !than_wrong && margin > than_margin);
 }
 
-/* --keep-best: the epoch's network, or its average, if the best so far. */
-static void train_keep(struct trainer *tr, unsigned int e,
-		       const struct optinc_onn_stats *ev,
-		       const struct optinc_onn_stats *eva)
+static void train_keep_one(struct trainer *tr, unsigned int e, int avg,
+			   const struct optinc_onn_stats *k)
 {
-	int avg = eva && train_better(eva->wrong, eva->min_margin,
-				      ev->wrong, ev->min_margin);
-	const struct optinc_onn_stats *k = avg ? eva : ev;
-
-	if (!train_better(k->wrong, k->min_margin, tr->best_wrong,
-			  tr->best_margin))
-		return;
 	optinc_onn_net_copy(&tr->best, avg ? &tr->avg_net : &tr->net);
 	tr->best_wrong = k->wrong;
 	tr->best_margin = k->min_margin;
 	tr->best_epoch = e + 1;
 	tr->best_avg = avg;
+}
+
+/*
+ * The chips of --best-noise: a stream of their own, the same every check
+ * (and apart from verify's --seed S streams, which start from S itself).
+ */
+static uint64_t train_chips_seed(const struct optinc_onn_cfg *c)
+{
+	return c->seed * 0xd6e8feb86659fd93ull + 0x6368697073ull; /* "chips" */
+}
+
+/*
+ * --best-noise K: every best_every-th epoch, the epoch's exact networks
+ * (the network, the average) go through the same K chips with the
+ * --noise error, and one that loses fewer points than the kept one
+ * (the same number: a wider clean margin) is kept. The clean margin
+ * does not tell which networks lose points at 1e-4: the widest one of
+ * the shipped N = 8's walk lost the most (Documentation/onn.md section 2,
+ * "The rows the noise moves, trained"). A chip-by-chip count stops once
+ * it is past the kept one's. Return: 0 or -ENOMEM.
+ */
+static int train_keep_noisy(struct trainer *tr, unsigned int e,
+			    const struct optinc_onn_stats *ev,
+			    const struct optinc_onn_stats *eva)
+{
+	const struct optinc_onn_stats *st[2] = { ev, eva };
+	const struct optinc_onn_net *cand[2] = { &tr->net, &tr->avg_net };
+	int i, err;
+
+	tr->lost[0] = tr->lost[1] = UINT64_MAX;
+	tr->scored = (e + 1) % tr->best_every == 0;
+	for (i = 0; i < 2 && tr->scored; i++) {
+		uint64_t limit = tr->best_lost;
+
+		if (!st[i] || st[i]->wrong)
+			continue;
+		err = optinc_onn_net_noise_lost(&tr->probe, cand[i], &tr->data,
+						tr->cfg.noise, tr->noise_layers,
+						train_chips_seed(&tr->cfg),
+						tr->best_noise, limit,
+						&tr->lost[i]);
+		if (err)
+			return err;
+		tr->cut[i] = tr->lost[i] > limit;
+		if (tr->lost[i] < tr->best_lost ||
+		    (tr->lost[i] == tr->best_lost &&
+		     st[i]->min_margin > tr->best_margin)) {
+			train_keep_one(tr, e, i, st[i]);
+			tr->best_lost = tr->lost[i];
+		}
+	}
+	return 0;
+}
+
+/*
+ * --keep-best: the epoch's network, or its average, if the best so far;
+ * with --best-noise, by the chips once one exact network has been through
+ * them. Return: 0 or -ENOMEM.
+ */
+static int train_keep(struct trainer *tr, unsigned int e,
+		      const struct optinc_onn_stats *ev,
+		      const struct optinc_onn_stats *eva)
+{
+	int avg = eva && train_better(eva->wrong, eva->min_margin,
+				      ev->wrong, ev->min_margin);
+	const struct optinc_onn_stats *k = avg ? eva : ev;
+
+	if (tr->best_lost == UINT64_MAX &&
+	    train_better(k->wrong, k->min_margin, tr->best_wrong,
+			 tr->best_margin))
+		train_keep_one(tr, e, avg, k);
+	return tr->best_noise ? train_keep_noisy(tr, e, ev, eva) : 0;
 }
 
 static int train_one(struct trainer *tr, unsigned int e, double *dt)
@@ -442,7 +538,9 @@ static int train_one(struct trainer *tr, unsigned int e, double *dt)
 	if (stage == 2)
 		averaged = train_average(tr, &eva);
 	if (stage == 2 && tr->keep_best)
-		train_keep(tr, e, &ev, averaged ? &eva : NULL);
+		err = train_keep(tr, e, &ev, averaged ? &eva : NULL);
+	if (err)
+		return err;
 	*dt = train_now() - t0;
 	tr->prog.seconds += *dt;
 	tr->avg_dt = tr->avg_dt ? 0.9 * tr->avg_dt + 0.1 * *dt : *dt;
@@ -549,6 +647,15 @@ static void train_usage(FILE *f)
 		"  --keep-best             write the network of the stage-2 epoch with the\n"
 		"                          fewest wrong points of this run (since the resume),\n"
 		"                          not the last one's\n"
+		"  --best-every E          --best-noise checks every E-th epoch (1)\n"
+		"  --best-noise K          with --keep-best and --noise: every --best-every\n"
+		"                          epoch, the exact network and average go through\n"
+		"                          the same K chips with that noise, and the one that\n"
+		"                          loses the fewest points (ties: the wider margin) is\n"
+		"                          kept; the progress line says \"K chips lose: network\n"
+		"                          L, average L (kept: L)\", L+ where a count stopped\n"
+		"                          past the kept one's, - where not exact (0: off;\n"
+		"                          K <= 1000; not in the checkpoint)\n"
 		"  --noise SIGMA           stage 2: train the blocks as realised with MZI phase\n"
 		"                          noise SIGMA rad (0; may change on resume)\n"
 		"  --noise-every S         a new noise draw every S steps (16)\n"
@@ -585,6 +692,7 @@ enum {
 	OPT_NOISE_LAYERS,
 	OPT_KEEP_BEST, OPT_BOOST, OPT_EMA, OPT_REVIVE, OPT_LR_FIRST,
 	OPT_REVIVE_HIDDEN, OPT_INIT, OPT_FIRST_AXES, OPT_NOISE_HOT,
+	OPT_BEST_NOISE, OPT_BEST_EVERY,
 };
 
 static const struct option train_opts[] = {
@@ -611,6 +719,8 @@ static const struct option train_opts[] = {
 	{ "checkpoint-every", required_argument, NULL, OPT_CKEVERY },
 	{ "resume", no_argument, NULL, OPT_RESUME },
 	{ "keep-best", no_argument, NULL, OPT_KEEP_BEST },
+	{ "best-noise", required_argument, NULL, OPT_BEST_NOISE },
+	{ "best-every", required_argument, NULL, OPT_BEST_EVERY },
 	{ "stop-after", required_argument, NULL, OPT_STOP_AFTER },
 	{ "s-invariant", no_argument, NULL, OPT_SINV },
 	{ "s-low", required_argument, NULL, OPT_SLOW },
@@ -638,6 +748,8 @@ static void train_defaults(struct trainer *tr)
 
 	memset(tr, 0, sizeof(*tr));
 	tr->best_wrong = UINT32_MAX;
+	tr->best_lost = UINT64_MAX;
+	tr->best_every = 1;
 	c->bits = 8;
 	c->seed = 1;
 	c->batch = 1024;
@@ -694,6 +806,8 @@ static int train_number_set(struct trainer *tr, int opt, unsigned long u,
 	case OPT_NOISE: c->noise = f; break;
 	case OPT_NOISE_EVERY: tr->noise_every = u; break;
 	case OPT_NOISE_HOT: tr->noise_hot = u; break;
+	case OPT_BEST_NOISE: tr->best_noise = u; break;
+	case OPT_BEST_EVERY: tr->best_every = u; break;
 	case OPT_BOOST: tr->boost = f; break;
 	case OPT_EMA: tr->ema = f; break;
 	case OPT_LR_FIRST: tr->lr_first = f; break;
@@ -910,6 +1024,16 @@ static int train_check(struct trainer *tr, const char *arch, const char *approx)
 			tr->noise_hot);
 		return -EINVAL;
 	}
+	if (tr->best_noise > 1000 ||
+	    (tr->best_noise && (!tr->keep_best || !(c->noise > 0)))) {
+		fprintf(stderr, "optinc-onn: train: --best-noise %u: need K <= 1000, --keep-best and --noise\n",
+			tr->best_noise);
+		return -EINVAL;
+	}
+	if (!tr->best_every) {
+		fprintf(stderr, "optinc-onn: train: --best-every 0: need E >= 1\n");
+		return -EINVAL;
+	}
 	if (!(tr->revive_hidden >= 0 && tr->revive_hidden <= 10)) {
 		fprintf(stderr, "optinc-onn: train: --revive-hidden %g: need 0 <= TOP <= 10 (0: off)\n",
 			tr->revive_hidden);
@@ -1019,7 +1143,7 @@ static int train_setup(struct trainer *tr, char *ckpt_buf, size_t len)
 		err = optinc_onn_net_alloc(&tr->avg, &tr->cfg);
 	if (!err && tr->ema > 0)
 		err = optinc_onn_net_alloc(&tr->avg_net, &tr->cfg);
-	if (!err && tr->noise_hot)
+	if (!err && (tr->noise_hot || tr->best_noise))
 		err = optinc_onn_net_alloc(&tr->probe, &tr->cfg);
 	if (!err && tr->noise_hot) {
 		tr->hot = calloc(tr->data.n, 1);
@@ -1097,8 +1221,15 @@ static int train_finish(struct trainer *tr)
 	int ret;
 
 	optinc_onn_net_eval(&tr->net, &tr->data, &ev, NULL, 0, NULL);
-	if (train_better(tr->best_wrong, tr->best_margin, ev.wrong,
-			 ev.min_margin)) {
+	if (tr->best_lost != UINT64_MAX) {
+		printf("keeping epoch %u's %s (exact, margin %+.3f, %llu points lost on the %u chips of --best-noise)\n",
+		       tr->best_epoch, tr->best_avg ? "average" : "network",
+		       tr->best_margin, (unsigned long long)tr->best_lost,
+		       tr->best_noise);
+		optinc_onn_net_copy(&tr->net, &tr->best);
+		optinc_onn_net_eval(&tr->net, &tr->data, &ev, NULL, 0, NULL);
+	} else if (train_better(tr->best_wrong, tr->best_margin, ev.wrong,
+				ev.min_margin)) {
 		if (ev.wrong)
 			printf("keeping epoch %u's %s (%u wrong; the last epoch's: %u)\n",
 			       tr->best_epoch, tr->best_avg ? "average" : "network",

@@ -138,6 +138,12 @@ int optinc_onn_net_noise_eval(struct optinc_onn_net *probe,
 			      const struct optinc_onn_data *d, float sigma,
 			      uint32_t layers, struct optinc_onn_rng *rng,
 			      struct optinc_onn_stats *st, float *worst);
+int optinc_onn_net_noise_lost(struct optinc_onn_net *probe,
+			      const struct optinc_onn_net *n,
+			      const struct optinc_onn_data *d, float sigma,
+			      uint32_t layers, uint64_t seed,
+			      unsigned int draws, uint64_t limit,
+			      uint64_t *lost);
 int optinc_onn_net_export(struct optinc_onn_net *n,
 			  const struct optinc_onn_cfg *c, float in_scale,
 			  struct optinc_onn *m);
