@@ -31,13 +31,21 @@ run() {
 	"$ONN" train $args "$@" --resume --checkpoint "$dir/$name.ckpt" \
 		-o "$dir/$name.onn" >"$dir/$name.log" 2>&1
 }
-# "EPOCH NETWORK AVERAGE" per checked epoch ("12+": stopped past the kept)
+# per checked epoch "EPOCH LOST MARGIN LOST MARGIN" (network, average):
+# points lost and the worst margin on the chips, "L+ -" for a count
+# stopped past the kept one at L, "- -" for a network not exact
 counts() {
-	sed -n 's/^epoch \([0-9]*\)\/.* 4 chips lose: network \([0-9+-]*\), average \([0-9+-]*\) .*/\1 \2 \3/p' "$1"
+	sed -n 's/^epoch \([0-9]*\)\/.* 4 chips lose: network \(.*\), average \(.*\) (kept: .*/\1,\2,\3/p' "$1" |
+		awk -F, '{ printf "%s", $1
+			   for (i = 2; i <= 3; i++) {
+				   n = split($i, f, " at ")
+				   printf " %s %s", f[1], (n > 1 ? f[2] : "-")
+			   }
+			   print "" }'
 }
-# "EPOCH KIND LOST" of the line "keeping epoch E's KIND (..., L points lost"
+# "EPOCH KIND LOST MARGIN" of the line "keeping epoch E's KIND (...)"
 kept() {
-	sed -n "s/^keeping epoch \([0-9]*\)'s \([a-z]*\) (exact, margin [-+.0-9]*, \([0-9]*\) points lost on the 4 chips.*/\1 \2 \3/p" "$1"
+	sed -n "s/^keeping epoch \([0-9]*\)'s \([a-z]*\) (exact, margin [-+.0-9]*; on the 4 chips of --best-noise \([0-9]*\) points lost, worst margin \([-+.0-9]*\))/\1 \2 \3 \4/p" "$1"
 }
 
 run a --lr2 1e-4
@@ -48,31 +56,39 @@ tap_result $? "--best-noise 0 writes the model --keep-best alone writes, byte fo
 run s --lr2 0 --epochs2 206 --best-noise 4
 cs=$(counts "$dir/s.log")
 echo "# rate 0, epoch network average: $(echo "$cs" | tr '\n' ',')"
-echo "$cs" | awk 'NR == 1 { l = $2 } $2 != l || $3 != l { bad = 1 }
+echo "$cs" | awk 'NR == 1 { l = $2; m = $3 }
+	$2 != l || $4 != l || $3 != m || $5 != m { bad = 1 }
 	END { exit bad || NR != 6 || !(l > 0) }'
-tap_result $? "rate 0: every one of 6 checks counts the same points lost for network and average, more than 0 (the same chips)"
+tap_result $? "rate 0: every one of 6 checks counts the same points lost and worst margin for network and average, more than 0 lost (the same chips)"
 
 run b --lr2 1e-4 --best-noise 4
 cb=$(counts "$dir/b.log") kb=$(kept "$dir/b.log")
 echo "# 3e-3, epoch network average: $(echo "$cb" | tr '\n' ','); kept: $kb"
-{ echo "$kb"; echo "$cb"; } | awk 'NR == 1 { e = $1; k = $2 == "average" ? 3 : 2; l = $3; next }
+{ echo "$kb"; echo "$cb"; } | awk 'NR == 1 { e = $1; k = $2 == "average" ? 4 : 2; l = $3; m = $4; next }
 	{ n++ }
-	$1 == e && $k != l { bad = 1 }
-	{ for (i = 2; i <= 3; i++) if ($i != "-" && ($i + 0 < l || ($i ~ /\+/ && $i + 0 <= l))) bad = 1 }
+	$1 == e && ($k != l || $(k + 1) != m) { bad = 1 }
+	{ for (i = 2; i <= 4; i += 2) {
+		  if ($i == "-")
+			  continue
+		  if ($i ~ /\+/ ? $i + 0 <= l : $i + 0 < l || ($i == l && $(i + 1) > m))
+			  bad = 1
+	  } }
 	END { exit bad || n != 12 || e == "" }'
-tap_result $? "the kept epoch's count is the fewest of 12 checks; every count stopped early is past it"
+tap_result $? "the kept epoch has the fewest points lost of 12 checks, of those the widest worst margin on the chips; every count stopped early is past it"
 
 run c --lr2 1e-4 --best-noise 4 --best-every 3
 cc=$(counts "$dir/c.log")
 echo "# --best-every 3: $(echo "$cc" | tr '\n' ',')"
 { echo "$cb"; echo; echo "$cc"; } | awk '!NF { two = 1; next }
-	!two { n[$1] = $2; a[$1] = $3; next }
-	{ m++ }
+	!two { one[$1] = $0; next }
+	{ m++; split(one[$1], o, " ") }
 	$1 % 3 { bad = 1 }
-	$2 !~ /\+/ && n[$1] !~ /\+/ && $2 != n[$1] { bad = 1 }
-	$3 !~ /\+/ && a[$1] !~ /\+/ && $3 != a[$1] { bad = 1 }
+	{ for (i = 2; i <= 4; i += 2)
+		  if ($(i + 1) != "-" && o[i + 1] != "-" &&
+		      ($i != o[i] || $(i + 1) != o[i + 1]))
+			  bad = 1 }
 	END { exit bad || m != 4 }'
-tap_result $? "--best-every 3: 4 checks, at epochs 201..210 by 3, each full count the one of --best-every 1"
+tap_result $? "--best-every 3: 4 checks, at epochs 201..210 by 3, each full count and margin the one of --best-every 1"
 
 run d --lr2 1e-4 --best-noise 4
 [ -s "$dir/b.onn" ] && cmp -s "$dir/b.onn" "$dir/d.onn" && ! cmp -s "$dir/a.onn" "$dir/b.onn"

@@ -761,6 +761,7 @@ int optinc_onn_net_noise_eval(struct optinc_onn_net *probe,
  * @limit: stop after the chip that takes the sum past it (then *@lost is
  *         only a bound: more than @limit)
  * @lost:  domain points wrong, summed over the chips
+ * @worst: the worst margin on any of them (negative when a point is lost)
  *
  * Return: 0 or -ENOMEM.
  */
@@ -769,7 +770,7 @@ int optinc_onn_net_noise_lost(struct optinc_onn_net *probe,
 			      const struct optinc_onn_data *d, float sigma,
 			      uint32_t layers, uint64_t seed,
 			      unsigned int draws, uint64_t limit,
-			      uint64_t *lost)
+			      uint64_t *lost, double *worst)
 {
 	struct optinc_onn_stats st;
 	struct optinc_onn_rng rng;
@@ -778,10 +779,13 @@ int optinc_onn_net_noise_lost(struct optinc_onn_net *probe,
 
 	optinc_onn_rng_seed(&rng, seed);
 	*lost = 0;
+	*worst = 1e9;
 	for (k = 0; k < draws && !err && *lost <= limit; k++) {
 		err = optinc_onn_net_noise_eval(probe, n, d, sigma, layers,
 						&rng, &st, NULL);
 		*lost += st.wrong;
+		if (st.min_margin < *worst)
+			*worst = st.min_margin;
 	}
 	return err;
 }

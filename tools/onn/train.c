@@ -71,7 +71,9 @@ struct trainer {
 	unsigned int best_noise;	/* --best-noise: chips per check */
 	unsigned int best_every;	/* ... epochs between two checks */
 	uint64_t best_lost;		/* ... the kept one's; UINT64_MAX: none */
+	double best_noisy;		/* ... its worst margin on the chips */
 	uint64_t lost[2];		/* ... this epoch's network, average */
+	double chip_margin[2];		/* ... their worst margins on the chips */
 	int cut[2];			/* ... counts stopped past the kept one */
 	int scored;			/* ... lost[] is of this epoch */
 };
@@ -249,26 +251,30 @@ static void train_eta(char *buf, size_t len, double s)
 }
 
 /*
- * " 30 chips lose: network 12+, average 4 (kept: 4)": "-" not exact, "12+"
- * stopped at 12 (past the kept one's count)
+ * " 30 chips lose: network 12+, average 0 at +0.041 (kept: 0 at +0.041)":
+ * "-" not exact, "12+" stopped at 12 (past the kept one's count), "at" the
+ * worst margin on the chips
  */
 static void train_say_lost(const struct trainer *tr, char *buf, size_t len)
 {
-	char v[3][24];
+	char v[3][40];
 	int i;
 
 	for (i = 0; i < 2; i++)
 		if (tr->lost[i] == UINT64_MAX)
 			snprintf(v[i], sizeof(v[i]), "-");
+		else if (tr->cut[i])
+			snprintf(v[i], sizeof(v[i]), "%llu+",
+				 (unsigned long long)tr->lost[i]);
 		else
-			snprintf(v[i], sizeof(v[i]), "%llu%s",
+			snprintf(v[i], sizeof(v[i]), "%llu at %+.3f",
 				 (unsigned long long)tr->lost[i],
-				 tr->cut[i] ? "+" : "");
+				 tr->chip_margin[i]);
 	if (tr->best_lost == UINT64_MAX)
 		snprintf(v[2], sizeof(v[2]), "-");
 	else
-		snprintf(v[2], sizeof(v[2]), "%llu",
-			 (unsigned long long)tr->best_lost);
+		snprintf(v[2], sizeof(v[2]), "%llu at %+.3f",
+			 (unsigned long long)tr->best_lost, tr->best_noisy);
 	snprintf(buf, len, " %u chips lose: network %s, average %s (kept: %s)",
 		 tr->best_noise, v[0], tr->ema > 0 ? v[1] : "-", v[2]);
 }
@@ -280,7 +286,7 @@ static void train_report(struct trainer *tr, unsigned int e, int stage,
 {
 	const struct optinc_onn_cfg *c = &tr->cfg;
 	unsigned int total = c->epochs1 + c->epochs2;
-	char eta[32], exact[96] = "", avg[96] = "", hot[96] = "", chips[128] = "";
+	char eta[32], exact[96] = "", avg[96] = "", hot[96] = "", chips[160] = "";
 
 	train_eta(eta, sizeof(eta), tr->avg_dt * (total - e - 1));
 	if (ev)
@@ -455,7 +461,7 @@ static uint64_t train_chips_seed(const struct optinc_onn_cfg *c)
  * --best-noise K: every best_every-th epoch, the epoch's exact networks
  * (the network, the average) go through the same K chips with the
  * --noise error, and one that loses fewer points than the kept one
- * (the same number: a wider clean margin) is kept. The clean margin
+ * (as many: a wider worst margin on the chips) is kept. The clean margin
  * does not tell which networks lose points at 1e-4: the widest one of
  * the shipped N = 8's walk lost the most (Documentation/onn.md section 2,
  * "The rows the noise moves, trained"). A chip-by-chip count stops once
@@ -480,15 +486,16 @@ static int train_keep_noisy(struct trainer *tr, unsigned int e,
 						tr->cfg.noise, tr->noise_layers,
 						train_chips_seed(&tr->cfg),
 						tr->best_noise, limit,
-						&tr->lost[i]);
+						&tr->lost[i], &tr->chip_margin[i]);
 		if (err)
 			return err;
 		tr->cut[i] = tr->lost[i] > limit;
 		if (tr->lost[i] < tr->best_lost ||
 		    (tr->lost[i] == tr->best_lost &&
-		     st[i]->min_margin > tr->best_margin)) {
+		     tr->chip_margin[i] > tr->best_noisy)) {
 			train_keep_one(tr, e, i, st[i]);
 			tr->best_lost = tr->lost[i];
+			tr->best_noisy = tr->chip_margin[i];
 		}
 	}
 	return 0;
@@ -651,10 +658,11 @@ static void train_usage(FILE *f)
 		"  --best-noise K          with --keep-best and --noise: every --best-every\n"
 		"                          epoch, the exact network and average go through\n"
 		"                          the same K chips with that noise, and the one that\n"
-		"                          loses the fewest points (ties: the wider margin) is\n"
-		"                          kept; the progress line says \"K chips lose: network\n"
-		"                          L, average L (kept: L)\", L+ where a count stopped\n"
-		"                          past the kept one's, - where not exact (0: off;\n"
+		"                          loses the fewest points (ties: the wider worst\n"
+		"                          margin on them) is kept; the progress line says\n"
+		"                          \"K chips lose: network L at M, average L at M\n"
+		"                          (kept: L at M)\", L+ where a count stopped past\n"
+		"                          the kept one's, - where not exact (0: off;\n"
 		"                          K <= 1000; not in the checkpoint)\n"
 		"  --noise SIGMA           stage 2: train the blocks as realised with MZI phase\n"
 		"                          noise SIGMA rad (0; may change on resume)\n"
@@ -1222,10 +1230,10 @@ static int train_finish(struct trainer *tr)
 
 	optinc_onn_net_eval(&tr->net, &tr->data, &ev, NULL, 0, NULL);
 	if (tr->best_lost != UINT64_MAX) {
-		printf("keeping epoch %u's %s (exact, margin %+.3f, %llu points lost on the %u chips of --best-noise)\n",
+		printf("keeping epoch %u's %s (exact, margin %+.3f; on the %u chips of --best-noise %llu points lost, worst margin %+.3f)\n",
 		       tr->best_epoch, tr->best_avg ? "average" : "network",
-		       tr->best_margin, (unsigned long long)tr->best_lost,
-		       tr->best_noise);
+		       tr->best_margin, tr->best_noise,
+		       (unsigned long long)tr->best_lost, tr->best_noisy);
 		optinc_onn_net_copy(&tr->net, &tr->best);
 		optinc_onn_net_eval(&tr->net, &tr->data, &ev, NULL, 0, NULL);
 	} else if (train_better(tr->best_wrong, tr->best_margin, ev.wrong,

@@ -143,7 +143,7 @@ int optinc_onn_net_noise_lost(struct optinc_onn_net *probe,
 			      const struct optinc_onn_data *d, float sigma,
 			      uint32_t layers, uint64_t seed,
 			      unsigned int draws, uint64_t limit,
-			      uint64_t *lost);
+			      uint64_t *lost, double *worst);
 int optinc_onn_net_export(struct optinc_onn_net *n,
 			  const struct optinc_onn_cfg *c, float in_scale,
 			  struct optinc_onn *m);
