@@ -71,7 +71,7 @@ struct trainer {
 	unsigned int best_noise;	/* --best-noise: chips per check */
 	unsigned int best_every;	/* ... epochs between two checks */
 	uint64_t best_lost;		/* ... the kept one's; UINT64_MAX: none */
-	double best_noisy;		/* ... its worst margin on the chips */
+	double best_chip_margin;	/* ... its worst margin on the chips */
 	uint64_t lost[2];		/* ... this epoch's network, average */
 	double chip_margin[2];		/* ... their worst margins on the chips */
 	int cut[2];			/* ... counts stopped past the kept one */
@@ -274,9 +274,9 @@ static void train_say_lost(const struct trainer *tr, char *buf, size_t len)
 		snprintf(v[2], sizeof(v[2]), "-");
 	else
 		snprintf(v[2], sizeof(v[2]), "%llu at %+.3f",
-			 (unsigned long long)tr->best_lost, tr->best_noisy);
+			 (unsigned long long)tr->best_lost, tr->best_chip_margin);
 	snprintf(buf, len, " %u chips lose: network %s, average %s (kept: %s)",
-		 tr->best_noise, v[0], tr->ema > 0 ? v[1] : "-", v[2]);
+		 tr->best_noise, v[0], v[1], v[2]);
 }
 
 static void train_report(struct trainer *tr, unsigned int e, int stage,
@@ -492,10 +492,10 @@ static int train_keep_noisy(struct trainer *tr, unsigned int e,
 		tr->cut[i] = tr->lost[i] > limit;
 		if (tr->lost[i] < tr->best_lost ||
 		    (tr->lost[i] == tr->best_lost &&
-		     tr->chip_margin[i] > tr->best_noisy)) {
+		     tr->chip_margin[i] > tr->best_chip_margin)) {
 			train_keep_one(tr, e, i, st[i]);
 			tr->best_lost = tr->lost[i];
-			tr->best_noisy = tr->chip_margin[i];
+			tr->best_chip_margin = tr->chip_margin[i];
 		}
 	}
 	return 0;
@@ -1233,7 +1233,7 @@ static int train_finish(struct trainer *tr)
 		printf("keeping epoch %u's %s (exact, margin %+.3f; on the %u chips of --best-noise %llu points lost, worst margin %+.3f)\n",
 		       tr->best_epoch, tr->best_avg ? "average" : "network",
 		       tr->best_margin, tr->best_noise,
-		       (unsigned long long)tr->best_lost, tr->best_noisy);
+		       (unsigned long long)tr->best_lost, tr->best_chip_margin);
 		optinc_onn_net_copy(&tr->net, &tr->best);
 		optinc_onn_net_eval(&tr->net, &tr->data, &ev, NULL, 0, NULL);
 	} else if (train_better(tr->best_wrong, tr->best_margin, ev.wrong,
