@@ -34,3 +34,24 @@ refused() {
 	done
 	[ ! -e "$dir/r.onn" ] && [ $bad = 0 ]
 }
+
+# exact_n2: the exact N = 2 network the noise suites start from ($base,
+# 200 stage-2 epochs at 3e-3: every row right with 0.3 to spare) in
+# $dir/p.ckpt; a bail-out when it is not that
+exact_n2() {
+	base="-N 2 --seed 3 --epochs1 0 --batch 64 --lr-end 1"
+	"$ONN" train $base --epochs2 200 --lr2 3e-3 --stop-margin 0.3 \
+		-o "$dir/p.onn" --checkpoint "$dir/p.ckpt" >"$dir/p.log" 2>&1
+	grep -Eq "^epoch 200/.* exact 100.0000% \(0 wrong\) margin \+0\.(29|30)" "$dir/p.log" ||
+		tap_bail "the N = 2 network is not exact with margin 0.3 at epoch 200: $(grep ^epoch "$dir/p.log" | tail -1)"
+}
+
+# run NAME OPTIONS..: `train $args OPTIONS..` resumed from a copy of
+# $dir/p.ckpt (exact_n2); NAME.log, NAME.onn
+run() {
+	local name=$1
+	shift
+	cp "$dir/p.ckpt" "$dir/$name.ckpt"
+	"$ONN" train $args "$@" --resume --checkpoint "$dir/$name.ckpt" \
+		-o "$dir/$name.onn" >"$dir/$name.log" 2>&1
+}

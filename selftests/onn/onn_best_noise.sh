@@ -16,21 +16,10 @@
 
 begin 6 best-noise
 
-base="-N 2 --seed 3 --epochs1 0 --batch 64 --lr-end 1"
-"$ONN" train $base --epochs2 200 --lr2 3e-3 --stop-margin 0.3 \
-	-o "$dir/p.onn" --checkpoint "$dir/p.ckpt" >"$dir/p.log" 2>&1
-grep -Eq "^epoch 200/.* exact 100.0000% \(0 wrong\) margin \+0\.(29|30)" "$dir/p.log" ||
-	tap_bail "the N = 2 network is not exact with margin 0.3 at epoch 200: $(grep ^epoch "$dir/p.log" | tail -1)"
+exact_n2
 
-# run NAME OPTIONS..: 12 epochs on from that network; NAME.log, NAME.onn
+# run (lib.sh): 12 epochs on from that network
 args="$base --epochs2 212 --stop-margin 0.3 --slack 0.02 --noise 3e-3 --keep-best --ema 0.9"
-run() {
-	local name=$1
-	shift
-	cp "$dir/p.ckpt" "$dir/$name.ckpt"
-	"$ONN" train $args "$@" --resume --checkpoint "$dir/$name.ckpt" \
-		-o "$dir/$name.onn" >"$dir/$name.log" 2>&1
-}
 # per checked epoch "EPOCH LOST MARGIN LOST MARGIN" (network, average):
 # points lost and the worst margin on the chips, "L+ -" for a count
 # stopped past the kept one at L, "- -" for a network not exact

@@ -15,21 +15,10 @@
 
 begin 6 noise-hot
 
-base="-N 2 --seed 3 --epochs1 0 --batch 64 --lr-end 1"
-"$ONN" train $base --epochs2 200 --lr2 3e-3 --stop-margin 0.3 \
-	-o "$dir/p.onn" --checkpoint "$dir/p.ckpt" >"$dir/p.log" 2>&1
-grep -Eq "^epoch 200/.* exact 100.0000% \(0 wrong\) margin \+0\.(29|30)" "$dir/p.log" ||
-	tap_bail "the N = 2 network is not exact with margin 0.3 at epoch 200: $(grep ^epoch "$dir/p.log" | tail -1)"
+exact_n2
 
-# run NAME OPTIONS..: 6 epochs on from that network; NAME.log, NAME.onn
+# run (lib.sh): 6 epochs on from that network
 args="$base --epochs2 206 --lr2 1e-4 --stop-margin 0.3 --slack 0.02"
-run() {
-	local name=$1
-	shift
-	cp "$dir/p.ckpt" "$dir/$name.ckpt"
-	"$ONN" train $args "$@" --resume --checkpoint "$dir/$name.ckpt" \
-		-o "$dir/$name.onn" >"$dir/$name.log" 2>&1
-}
 # "trained hot" per epoch (hot 0 without the option)
 counts() {
 	sed -n 's/^epoch .* trained \([0-9]*\) .*/\1/p' "$1" >"$dir/t"
