@@ -185,10 +185,11 @@ ONN_TRAIN_N16T_1 := -N 16 --approx 2-9 --seed 1 --s-invariant --input-gain 8 \
 # the noise itself (--best-noise 20 --best-every 5: every fifth epoch the
 # exact network and average on the same 20 chips, the fewest points lost
 # kept, then the widest worst margin on them): 9.8 s an epoch, 29 s one
-# with a check (medians), 4,671 s beside another run. It kept the average of epoch
-# 4,565 (worst margin +0.109; on the 20 chips none lost, worst +0.055),
-# which loses no point on verify's chips 1-30 at 1e-4, and is the shipped
-# N = 8 (models-n8 below). Section 2 gives what each phase reached, clean
+# with a check (medians), 4,671 s beside another run. It kept the average
+# of epoch 4,565 (worst margin +0.109; on the 20 chips none lost, worst
+# +0.055), which loses no point on verify's seeds 1-30 at 1e-4 (on 31-60
+# 37 points, as phase 7's end 35), and is the shipped N = 8 (models-n8
+# below). Section 2 gives what each phase reached, clean
 # and under noise; models/n8-axes holds the logs, verify's reports and
 # the checkpoint (epoch 4,650).
 ONN_N8A := -N 8 --approx 2-7 --seed 1 --s-low 2 --first-axes --input-gain 8 \
