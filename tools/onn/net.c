@@ -780,14 +780,16 @@ int optinc_onn_net_noise_lost(struct optinc_onn_net *probe,
 	optinc_onn_rng_seed(&rng, seed);
 	*lost = 0;
 	*worst = 1e9;
-	for (k = 0; k < draws && !err && *lost <= limit; k++) {
+	for (k = 0; k < draws && *lost <= limit; k++) {
 		err = optinc_onn_net_noise_eval(probe, n, d, sigma, layers,
 						&rng, &st, NULL);
+		if (err)
+			return err;
 		*lost += st.wrong;
 		if (st.min_margin < *worst)
 			*worst = st.min_margin;
 	}
-	return err;
+	return 0;
 }
 
 /* Every approximated layer onto its Sigma * U blocks. */

@@ -339,8 +339,10 @@ static int train_noise_hot(struct trainer *tr, unsigned int e)
 		err = optinc_onn_net_noise_eval(&tr->probe, &tr->net, &tr->data,
 						c->noise, tr->noise_layers, &rng,
 						&st, tr->noisy);
+		if (err)
+			break;
 		tr->hot_lost += st.wrong;
-		for (i = 0; i < tr->data.n && !err; i++)
+		for (i = 0; i < tr->data.n; i++)
 			tr->hot[i] |= tr->clean[i] > 0 &&
 				      tr->noisy[i] < tr->clean[i] / 2;
 	}
